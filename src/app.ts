@@ -1,0 +1,84 @@
+import { useSofa } from '@graphql-yoga/plugin-sofa';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { useBearerAuth } from './auth/auth.plugin';
+import type { AppConfig } from './config';
+import type { Database } from './db/database';
+import type { RequestContext, ServerContext } from './graphql/context';
+import { useErrorPolicy } from './graphql/error-policy.plugin';
+import { schema } from './graphql/schema';
+import { usePublicRoutes, type PublicDocument } from './http/public-routes.plugin';
+import { useRequestLog } from './http/request-log.plugin';
+import { renderAiContext } from './rest/ai-context';
+import { createRestErrorHandler } from './rest/error-handler';
+import { buildOpenApiDocument } from './rest/openapi';
+import { useRestEdge } from './rest/rest-edge.plugin';
+import { restRoutes } from './rest/routes';
+import { sofaConfig } from './rest/sofa';
+
+export type App = YogaServerInstance<ServerContext, RequestContext>;
+
+export type AppDeps = {
+  config: Pick<AppConfig, 'maxBodyBytes' | 'tokenLastUsedResolutionMs'>;
+  db: Pick<Database, 'prisma' | 'backend'>;
+  logger: Logger;
+};
+
+/** Builds the whole HTTP application without listening, so tests call it in-process. */
+export function createApp({ config, db, logger }: AppDeps): App {
+  const publicDocuments: PublicDocument[] = [
+    {
+      method: 'GET',
+      path: '/health',
+      contentType: 'application/json',
+      render: () => JSON.stringify({ status: 'ok', backend: db.backend }),
+    },
+    {
+      method: 'GET',
+      path: '/api/doc',
+      contentType: 'application/json',
+      render: () => JSON.stringify(buildOpenApiDocument(schema, restRoutes)),
+    },
+    {
+      method: 'GET',
+      path: '/.well-known/ai-context',
+      contentType: 'text/markdown; charset=utf-8',
+      render: () => renderAiContext(restRoutes),
+    },
+  ];
+
+  return createYoga<ServerContext, RequestContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    maskedErrors: false, // useErrorPolicy masks, with the request id at hand
+    logging: {
+      debug: (...args) => logger.debug({ yoga: args }),
+      info: (...args) => logger.info({ yoga: args }),
+      warn: (...args) => logger.warn({ yoga: args }),
+      error: (...args) => logger.error({ yoga: args }),
+    },
+    context: ({ requestId, auth }) => ({
+      prisma: db.prisma,
+      requestId: requestId ?? 'unknown',
+      auth: auth ?? null,
+      logger: logger.child({ requestId }),
+    }),
+    plugins: [
+      useRequestLog(logger),
+      usePublicRoutes(publicDocuments),
+      useBearerAuth({
+        prisma: db.prisma,
+        publicRoutes: publicDocuments,
+        lastUsedResolutionMs: config.tokenLastUsedResolutionMs,
+      }),
+      useRestEdge({ schema, routes: restRoutes, maxBodyBytes: config.maxBodyBytes }),
+      useSofa({
+        ...sofaConfig(schema, restRoutes),
+        // SOFA types its handler with fets' Response; the WHATWG Response is what it returns at run time.
+        errorHandler: createRestErrorHandler(logger) as unknown as NonNullable<Parameters<typeof useSofa>[0]['errorHandler']>,
+      }),
+      useErrorPolicy(),
+    ],
+  });
+}

@@ -1,0 +1,84 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { PrismaClient, TokenRole } from '../generated/prisma/client';
+import { AppError } from '../errors/app-error';
+
+export type AuthInfo = { tokenId: number; name: string; role: TokenRole };
+
+export type TokenSummary = {
+  id: number;
+  name: string;
+  role: TokenRole;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+};
+
+const TOKEN_PREFIX = 'sgw_';
+const TOKEN_BYTES = 32;
+
+function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** Returns the token in clear exactly once; only its SHA-256 is stored. */
+export async function createToken(
+  prisma: PrismaClient,
+  name: string,
+  role: TokenRole = 'integration',
+): Promise<{ token: string; summary: TokenSummary }> {
+  const trimmed = name.trim();
+  if (!trimmed || trimmed.length > 100) {
+    throw new AppError('VALIDATION_FAILED', 'A token name is 1 to 100 characters', [
+      { field: 'name', message: '1 to 100 characters' },
+    ]);
+  }
+  if (await prisma.apiToken.findUnique({ where: { name: trimmed } })) {
+    throw new AppError('CONFLICT', `A token named ${JSON.stringify(trimmed)} already exists`);
+  }
+  const token = TOKEN_PREFIX + randomBytes(TOKEN_BYTES).toString('base64url');
+  const row = await prisma.apiToken.create({
+    data: { name: trimmed, role, tokenHash: hashToken(token).toString('hex') },
+  });
+  return { token, summary: summarize(row) };
+}
+
+export async function listTokens(prisma: PrismaClient): Promise<TokenSummary[]> {
+  const rows = await prisma.apiToken.findMany({ orderBy: { id: 'asc' } });
+  return rows.map(summarize);
+}
+
+/** Revokes by numeric id or by name; revoking twice is harmless. */
+export async function revokeToken(prisma: PrismaClient, idOrName: string): Promise<TokenSummary> {
+  const where = /^\d+$/.test(idOrName) ? { id: Number(idOrName) } : { name: idOrName };
+  const row = await prisma.apiToken.findUnique({ where });
+  if (!row) throw new AppError('NOT_FOUND', `No token with id or name ${JSON.stringify(idOrName)}`);
+  if (row.revokedAt) return summarize(row);
+  return summarize(await prisma.apiToken.update({ where: { id: row.id }, data: { revokedAt: new Date() } }));
+}
+
+/**
+ * Checks a presented bearer token. lastUsedAt is written at most once per `lastUsedResolutionMs`
+ * per token so that polling does not turn every read into a write.
+ */
+export async function verifyToken(
+  prisma: PrismaClient,
+  presented: string,
+  lastUsedResolutionMs: number,
+): Promise<AuthInfo | null> {
+  if (!presented.startsWith(TOKEN_PREFIX) || presented.length > 200) return null;
+  const presentedHash = hashToken(presented);
+  const row = await prisma.apiToken.findUnique({ where: { tokenHash: presentedHash.toString('hex') } });
+  if (!row || row.revokedAt) return null;
+  // The lookup is by hash already; the constant-time comparison keeps it so should the lookup change.
+  if (!timingSafeEqual(Buffer.from(row.tokenHash, 'hex'), presentedHash)) return null;
+  const now = Date.now();
+  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() >= lastUsedResolutionMs) {
+    await prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
+  }
+  return { tokenId: row.id, name: row.name, role: row.role };
+}
+
+function summarize(row: TokenSummary & { tokenHash?: string }): TokenSummary {
+  const { id, name, role, createdAt, lastUsedAt, revokedAt } = row;
+  return { id, name, role, createdAt, lastUsedAt, revokedAt };
+}

@@ -1,0 +1,82 @@
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { Logger } from 'pino';
+import { PrismaClient } from '../generated/prisma/client';
+import { lockDataDir } from './data-dir-lock';
+import { applyMigrations } from './migrator';
+
+export type Backend = 'pglite' | 'postgresql';
+
+export type Database = {
+  prisma: PrismaClient;
+  backend: Backend;
+  /** Where the data lives, without credentials: safe to log. */
+  location: string;
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+};
+
+export type DatabaseOptions = {
+  /** PostgreSQL when set, embedded PGlite under dataDir otherwise. */
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  logger: Logger;
+};
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.logger)
+    : openPglite(options.dataDir, options.logger);
+}
+
+async function openPglite(dataDir: string, logger: Logger): Promise<Database> {
+  const release = await lockDataDir(dataDir, (error) => {
+    // Someone removed or stole the lock: keeping on writing could corrupt the store.
+    logger.fatal({ err: error }, 'lost the data directory lock; stopping');
+    process.exit(70);
+  });
+  try {
+    const pglite = await PGlite.create({ dataDir: path.join(dataDir, 'pglite') });
+    const adapter = new PrismaPGlite(pglite);
+    const prisma = new PrismaClient({ adapter });
+    return {
+      prisma,
+      backend: 'pglite',
+      location: path.join(dataDir, 'pglite'),
+      migrate: () => runMigrations(adapter, logger),
+      async close() {
+        await prisma.$disconnect();
+        await pglite.close();
+        await release();
+      },
+    };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+async function openPostgres(databaseUrl: string, logger: Logger): Promise<Database> {
+  const adapter = new PrismaPg({ connectionString: databaseUrl });
+  const prisma = new PrismaClient({ adapter });
+  const url = new URL(databaseUrl);
+  return {
+    prisma,
+    backend: 'postgresql',
+    location: `${url.hostname}:${url.port || 5432}${url.pathname}`,
+    migrate: () => runMigrations(new PrismaPg({ connectionString: databaseUrl, max: 1 }), logger),
+    close: () => prisma.$disconnect(),
+  };
+}
+
+async function runMigrations(
+  adapter: SqlMigrationAwareDriverAdapterFactory,
+  logger: Logger,
+): Promise<string[]> {
+  const applied = await applyMigrations(adapter, (line) => logger.debug({ engine: line }, 'schema engine'));
+  if (applied.length > 0) logger.info({ applied }, 'applied database migrations');
+  return applied;
+}

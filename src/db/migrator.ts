@@ -1,0 +1,157 @@
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
+import * as engineGlue from '@prisma/schema-engine-wasm/schema_engine_bg';
+import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm/schema_engine_bg';
+
+/**
+ * Prisma's migration engine compiled to WebAssembly, driven through a driver adapter.
+ * Prisma's CLI would download a native engine at run time; an on-prem ERP network is often
+ * closed, so migrations must work offline. Same engine code as `prisma migrate deploy`,
+ * so `_prisma_migrations` is recorded exactly as the native engine records it.
+ */
+
+export const PRISMA_DIR = path.resolve(__dirname, '..', '..', 'prisma');
+export const SCHEMA_PATH = path.join(PRISMA_DIR, 'schema.prisma');
+export const MIGRATIONS_DIR = path.join(PRISMA_DIR, 'migrations');
+const LOCKFILE_NAME = 'migration_lock.toml';
+const NO_FILTERS = { externalTables: [], externalEnums: [] };
+
+let wasmReady: Promise<void> | undefined;
+
+/** The package's exports hide the .wasm and Node cannot import it as ESM, so it is loaded by path. */
+function loadWasm(): Promise<void> {
+  wasmReady ??= (async () => {
+    const wasmPath = path.join(
+      path.dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')),
+      'schema_engine_bg.wasm',
+    );
+    const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), {
+      './schema_engine_bg.js': engineGlue as unknown as WebAssembly.ModuleImports,
+    });
+    const exports = instance.exports as WebAssembly.Exports & { __wbindgen_start(): void };
+    engineGlue.__wbg_set_wasm(exports);
+    exports.__wbindgen_start();
+  })();
+  return wasmReady;
+}
+
+export type EngineLog = (message: string) => void;
+
+export async function openSchemaEngine(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  log: EngineLog = () => {},
+): Promise<SchemaEngine> {
+  await loadWasm();
+  const datamodel = await readFile(SCHEMA_PATH, 'utf8');
+  return engineGlue.SchemaEngine.new(
+    { datamodels: [[SCHEMA_PATH, datamodel]] },
+    (line: string) => log(line),
+    bindMigrationAwareSqlAdapterFactory(adapterFactory),
+  );
+}
+
+/** Reads prisma/migrations in the layout the Prisma CLI writes and reads. */
+export async function readMigrationList(dir = MIGRATIONS_DIR): Promise<MigrationList> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  const migrationDirectories = await Promise.all(
+    names.map(async (name) => {
+      const content = await readFile(path.join(dir, name, 'migration.sql'), 'utf8').then(
+        (text) => ({ tag: 'ok' as const, value: text }),
+        (error: Error) => ({ tag: 'error' as const, value: error.message }),
+      );
+      return { path: name, migrationFile: { path: 'migration.sql', content } };
+    }),
+  );
+  const lockContent = await readFile(path.join(dir, LOCKFILE_NAME), 'utf8').catch(() => null);
+  return {
+    baseDir: dir,
+    lockfile: { path: LOCKFILE_NAME, content: lockContent },
+    shadowDbInitScript: '',
+    migrationDirectories,
+  } as MigrationList;
+}
+
+/** Applies pending migrations; returns the names applied by this call. */
+export async function applyMigrations(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  log?: EngineLog,
+): Promise<string[]> {
+  const engine = await openSchemaEngine(adapterFactory, log);
+  try {
+    const { appliedMigrationNames } = await engine.applyMigrations({
+      migrationsList: await readMigrationList(),
+      filters: NO_FILTERS,
+    });
+    return appliedMigrationNames;
+  } finally {
+    engine.free();
+  }
+}
+
+/**
+ * SQL that would bring a database built from the committed migrations up to schema.prisma;
+ * empty when they agree. Needs a shadow database, which the PGlite adapter makes in memory.
+ */
+export async function diffMigrationsToSchema(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+): Promise<string> {
+  const engine = await openSchemaEngine(adapterFactory);
+  try {
+    const result = await engine.diff({
+      from: { tag: 'migrations', ...(await readMigrationList()) },
+      to: {
+        tag: 'schemaDatamodel',
+        files: [{ path: SCHEMA_PATH, content: await readFile(SCHEMA_PATH, 'utf8') }],
+      },
+      script: true,
+      exitCode: null,
+      filters: NO_FILTERS,
+    });
+    return isEmptyScript(result.stdout ?? '') ? '' : (result.stdout ?? '');
+  } finally {
+    engine.free();
+  }
+}
+
+function isEmptyScript(script: string): boolean {
+  return script
+    .split('\n')
+    .every((line) => line.trim() === '' || line.trim().startsWith('--'));
+}
+
+/**
+ * Writes the next migration (Prisma's layout: <timestamp>_<name>/migration.sql) from the
+ * difference between the committed migrations and schema.prisma. Returns its folder, or
+ * undefined when there is nothing to migrate.
+ */
+export async function createMigration(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  name: string,
+): Promise<string | undefined> {
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  await mkdir(MIGRATIONS_DIR, { recursive: true });
+  // The engine reads the connector from the lock file, so it must exist before the diff.
+  const lockPath = path.join(MIGRATIONS_DIR, LOCKFILE_NAME);
+  if ((await readFile(lockPath, 'utf8').catch(() => undefined)) === undefined) {
+    await writeFile(
+      lockPath,
+      '# Please do not edit this file manually\n# It should be added in your version-control system (e.g., Git)\nprovider = "postgresql"\n',
+    );
+  }
+  const script = await diffMigrationsToSchema(adapterFactory);
+  if (!script) return undefined;
+  const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'migration';
+  const folder = path.join(MIGRATIONS_DIR, `${stamp}_${slug}`);
+  await mkdir(folder);
+  await writeFile(path.join(folder, 'migration.sql'), script);
+  return folder;
+}

@@ -1,0 +1,66 @@
+import { builder } from './builder';
+
+/** Shared shapes of every change list and acknowledgement, reused by each domain. */
+
+export type PageMetaShape = { total: number; limit: number; offset: number };
+
+export const PageMeta = builder.objectRef<PageMetaShape>('PageMeta').implement({
+  description: 'Pagination of a list: total matching records, the limit applied and the offset.',
+  fields: (t) => ({
+    total: t.exposeInt('total'),
+    limit: t.exposeInt('limit', { description: 'The limit applied (requests above the maximum are clamped).' }),
+    offset: t.exposeInt('offset'),
+  }),
+});
+
+export type SyncErrorShape = { index: number; external_id: string | null; field: string; message: string };
+
+export const SyncError = builder.objectRef<SyncErrorShape>('SyncError').implement({
+  description: 'One rejected record of an inbound batch; the other records of the batch are stored.',
+  fields: (t) => ({
+    index: t.exposeInt('index', { description: 'Position of the record in the request.' }),
+    external_id: t.exposeString('external_id', { nullable: true }),
+    field: t.exposeString('field'),
+    message: t.exposeString('message'),
+  }),
+});
+
+export type SyncResultShape = {
+  success: boolean;
+  processed: number;
+  created: number;
+  updated: number;
+  errors: SyncErrorShape[];
+};
+
+export const SyncResult = builder.objectRef<SyncResultShape>('SyncResult').implement({
+  description:
+    'Outcome of an inbound batch. success is true when every record was accepted; processed counts accepted records, of which created were new and updated changed (an identical re-sync is neither).',
+  fields: (t) => ({
+    success: t.exposeBoolean('success'),
+    processed: t.exposeInt('processed'),
+    created: t.exposeInt('created'),
+    updated: t.exposeInt('updated'),
+    errors: t.expose('errors', { type: [SyncError] }),
+  }),
+});
+
+export type AckResultShape = { success: boolean; acknowledged: number };
+
+export const AckResult = builder.objectRef<AckResultShape>('AckResult').implement({
+  fields: (t) => ({
+    success: t.exposeBoolean('success'),
+    acknowledged: t.exposeInt('acknowledged'),
+  }),
+});
+
+export type BatchAckResultShape = AckResultShape & { notFound: number[] };
+
+export const BatchAckResult = builder.objectRef<BatchAckResultShape>('BatchAckResult').implement({
+  description: 'acknowledged counts the known ids; notFound lists the ids that match no record.',
+  fields: (t) => ({
+    success: t.exposeBoolean('success'),
+    acknowledged: t.exposeInt('acknowledged'),
+    notFound: t.exposeIntList('notFound'),
+  }),
+});

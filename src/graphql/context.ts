@@ -1,0 +1,17 @@
+import type { Logger } from 'pino';
+import type { PrismaClient } from '../generated/prisma/client';
+import type { AuthInfo } from '../auth/token.service';
+
+/** Per-request state that the HTTP plugins attach before GraphQL or SOFA execute. */
+export type ServerContext = {
+  requestId?: string;
+  auth?: AuthInfo;
+  startedAt?: number;
+};
+
+export type RequestContext = {
+  prisma: PrismaClient;
+  logger: Logger;
+  requestId: string;
+  auth: AuthInfo | null;
+};

@@ -1,0 +1,60 @@
+import { handleStreamOrSingleExecutionResult, type Plugin as EnvelopPlugin } from '@envelop/core';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { AppError, isErrorCode } from '../errors/app-error';
+import type { RequestContext } from './context';
+
+/**
+ * One place decides what an error looks like to a client, for /graphql and the SOFA routes alike:
+ * AppErrors pass as they are; GraphQL's own request errors (bad variables, unknown fields) get
+ * VALIDATION_FAILED; anything else is a bug: logged with the request id and masked.
+ */
+export function useErrorPolicy(): Plugin<RequestContext> {
+  const onExecute: EnvelopPlugin<RequestContext>['onExecute'] = ({ args }) => ({
+    onExecuteDone: (payload) =>
+      handleStreamOrSingleExecutionResult(payload, ({ result, setResult }) => {
+        if (result.errors?.length) {
+          setResult({ ...result, errors: result.errors.map((e) => classify(e, args.contextValue)) });
+        }
+      }),
+  });
+  return {
+    onExecute,
+    onResultProcess({ result, setResult }) {
+      // Parse and validation errors never reach execution; give them the same code.
+      if (Array.isArray(result) || !isExecutionResult(result) || !result.errors?.length) return;
+      setResult({ ...result, errors: result.errors.map((e) => withCode(e)) });
+    },
+  };
+}
+
+function isExecutionResult(value: unknown): value is ExecutionResult {
+  return typeof value === 'object' && value !== null && 'errors' in value;
+}
+
+function classify(error: GraphQLError, ctx: RequestContext): GraphQLError {
+  const original = error.originalError;
+  if (original instanceof AppError) {
+    return new GraphQLError(original.message, {
+      nodes: error.nodes,
+      path: error.path,
+      extensions: { ...original.extensions },
+    });
+  }
+  if (!original || original instanceof GraphQLError) return withCode(error);
+  ctx.logger.error({ err: original, path: error.path?.join('.') }, 'unexpected error while executing');
+  return new GraphQLError('Internal server error', {
+    nodes: error.nodes,
+    path: error.path,
+    extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: ctx.requestId },
+  });
+}
+
+function withCode(error: GraphQLError): GraphQLError {
+  if (isErrorCode(error.extensions?.code)) return error;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    path: error.path,
+    extensions: { ...error.extensions, code: 'VALIDATION_FAILED' },
+  });
+}

@@ -1,0 +1,10 @@
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { builder } from './builder';
+import './common-types';
+// Each domain registers its types and root fields on the builder.
+import '../products/product.schema';
+
+export const schema: GraphQLSchema = builder.toSchema();
+
+/** What schema.graphql at the repository root holds. */
+export const printedSchema = (): string => `${printSchema(lexicographicSortSchema(schema))}\n`;

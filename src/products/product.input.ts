@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+export const MAX_PRODUCTS_PER_REQUEST = 5000;
+export const MAX_IDS_PER_ACK = 1000;
+
+/**
+ * The fields SPEC 2.7 names are checked; any other field the ERP sends is kept in `data`
+ * and diffed like the named ones.
+ */
+export const productInput = z.looseObject({
+  external_id: z.string().min(1, 'Must not be empty').max(255, 'At most 255 characters'),
+  erp_id: z.number().int().nullable().optional(),
+  name: z.string().nullable().optional(),
+  description: z.string().nullable().optional(),
+  price: z.number().min(0, 'Must be 0 or more').nullable().optional(),
+});
+
+export type ProductInput = z.infer<typeof productInput>;

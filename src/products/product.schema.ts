@@ -1,0 +1,164 @@
+import { builder } from '../graphql/builder';
+import { AckResult, BatchAckResult, PageMeta, SyncResult } from '../graphql/common-types';
+import { validationFailed } from '../errors/app-error';
+import { resolvePage } from '../changes/pagination';
+import {
+  acknowledgeProduct,
+  acknowledgeProducts,
+  listUpdatedProducts,
+  syncProducts,
+  DEFAULT_CONTEXT,
+} from './product.service';
+
+/** A product with pending changes, exactly the record of SPEC 2.1. */
+export const ProductChange = builder.prismaObject('Product', {
+  variant: 'ProductChange',
+  description: 'A product with pending changes (outbound change record).',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'Middleware record id; used in the acknowledgement.' }),
+    externalId: t.exposeString('externalId'),
+    erpId: t.exposeInt('erpId', { nullable: true }),
+    isNew: t.exposeBoolean('isNew', { description: 'True until the record is first acknowledged.' }),
+    changedFields: t.exposeStringList('changedFields', {
+      description: 'Fields changed since the last acknowledgement (all fields while isNew).',
+    }),
+    context: t.exposeString('context'),
+    data: t.field({
+      type: 'JSONObject',
+      description: 'The product fields as the ERP sent them.',
+      resolve: (p) => p.data as Record<string, unknown>,
+    }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+/** The full product for dashboards. */
+export const Product = builder.prismaObject('Product', {
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    externalId: t.exposeString('externalId'),
+    erpId: t.exposeInt('erpId', { nullable: true }),
+    data: t.field({ type: 'JSONObject', resolve: (p) => p.data as Record<string, unknown> }),
+    context: t.exposeString('context'),
+    pending: t.exposeBoolean('pending', { description: 'Has changes the webshop has not acknowledged.' }),
+    isNew: t.exposeBoolean('isNew'),
+    changedFields: t.exposeStringList('changedFields'),
+    revision: t.exposeInt('revision', { description: 'Number of accepted changes.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    acknowledgedAt: t.expose('acknowledgedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const ProductChangePage = builder
+  .objectRef<{ payload: unknown[]; meta: { total: number; limit: number; offset: number } }>('ProductChangePage')
+  .implement({
+    fields: (t) => ({
+      payload: t.field({ type: [ProductChange], resolve: (page) => page.payload as never }),
+      meta: t.field({ type: PageMeta, resolve: (page) => page.meta }),
+    }),
+  });
+
+const ProductPage = builder
+  .objectRef<{ payload: unknown[]; meta: { total: number; limit: number; offset: number } }>('ProductPage')
+  .implement({
+    fields: (t) => ({
+      payload: t.field({ type: [Product], resolve: (page) => page.payload as never }),
+      meta: t.field({ type: PageMeta, resolve: (page) => page.meta }),
+    }),
+  });
+
+const ProductFilter = builder.inputType('ProductFilter', {
+  fields: (t) => ({
+    pending: t.boolean({ description: 'Only products with (true) or without (false) pending changes.' }),
+    externalId: t.string(),
+    updatedSince: t.field({ type: 'DateTime' }),
+  }),
+});
+
+const pageArgs = (t: Parameters<Parameters<typeof builder.queryField>[1]>[0]) => ({
+  since: t.arg({ type: 'DateTime', description: 'Only records updated after this time (ISO 8601).' }),
+  limit: t.arg.int({ description: 'Page size; default 50, values above 500 are clamped to 500.' }),
+  offset: t.arg.int({ description: 'Records to skip; default 0.' }),
+});
+
+builder.queryFields((t) => ({
+  updatedProducts: t.field({
+    type: ProductChangePage,
+    description:
+      'Products with pending changes, ordered by updatedAt then id. Listing a record records the revision shown, which a later acknowledgement covers.',
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => listUpdatedProducts(ctx.prisma, args),
+  }),
+  products: t.field({
+    type: ProductPage,
+    description: 'All products for dashboards, newest change first. Listing here does not affect acknowledgements.',
+    args: {
+      filter: t.arg({ type: ProductFilter }),
+      limit: t.arg.int(),
+      offset: t.arg.int(),
+    },
+    resolve: async (_root, args, ctx) => {
+      const page = resolvePage(args);
+      const where = {
+        ...(args.filter?.pending != null ? { pending: args.filter.pending } : {}),
+        ...(args.filter?.externalId ? { externalId: args.filter.externalId } : {}),
+        ...(args.filter?.updatedSince ? { updatedAt: { gt: args.filter.updatedSince } } : {}),
+      };
+      const [payload, total] = await Promise.all([
+        ctx.prisma.product.findMany({
+          where,
+          orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
+          skip: page.offset,
+          take: page.limit,
+        }),
+        ctx.prisma.product.count({ where }),
+      ]);
+      return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+    },
+  }),
+  product: t.prismaField({
+    type: Product,
+    nullable: true,
+    description: 'One product by middleware id or external id (exactly one of them).',
+    args: { id: t.arg.int(), externalId: t.arg.string() },
+    resolve: (query, _root, args, ctx) => {
+      if ((args.id == null) === (args.externalId == null)) {
+        throw validationFailed([{ field: 'id', message: 'Give exactly one of id and externalId' }]);
+      }
+      return ctx.prisma.product.findUnique({
+        ...query,
+        where: args.id != null ? { id: args.id } : { externalId: args.externalId! },
+      });
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  syncProducts: t.field({
+    type: SyncResult,
+    description:
+      'Inbound product sync (up to 5,000 per request). Each record is validated alone: bad records are reported in errors, the good ones are stored. Fields left out keep their stored value.',
+    args: {
+      products: t.arg({ type: ['JSON'], required: { list: true, items: false }, description: 'Product objects (SPEC 2.7 plus any extra fields).' }),
+      context: t.arg.string({ description: `Sync context label stored on changed records; default "${DEFAULT_CONTEXT}".` }),
+    },
+    resolve: (_root, args, ctx) => syncProducts(ctx.prisma, args.products, args.context ?? undefined),
+  }),
+  acknowledgeProduct: t.field({
+    type: AckResult,
+    description:
+      'Acknowledges the changes of one product up to the revision last listed. A change that arrived after that listing stays pending.',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await acknowledgeProduct(ctx.prisma, args.id);
+      return { success: true, acknowledged: 1 };
+    },
+  }),
+  acknowledgeProducts: t.field({
+    type: BatchAckResult,
+    description: 'Acknowledges up to 1,000 products at once; unknown ids are reported in notFound.',
+    args: { ids: t.arg.intList({ required: true }) },
+    resolve: (_root, args, ctx) => acknowledgeProducts(ctx.prisma, args.ids),
+  }),
+}));

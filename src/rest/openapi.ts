@@ -1,0 +1,219 @@
+import type { GraphQLSchema } from 'graphql';
+import { errorStatus, type ErrorCode } from '../errors/app-error';
+import { fullPath, openApiPath, type RestRoute } from './route-table';
+import { sofaOpenApiDocument } from './sofa';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- OpenAPI is loose JSON
+
+const ERROR_RESPONSES: Partial<Record<ErrorCode, string>> = {
+  VALIDATION_FAILED: 'Invalid input: malformed JSON, a bad query parameter or a bad field. details names each field.',
+  UNAUTHENTICATED: 'Missing or invalid bearer token.',
+  NOT_FOUND: 'No record with this id.',
+  PAYLOAD_TOO_LARGE: 'The body or the batch exceeds its limit.',
+  UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json.',
+  INTERNAL_SERVER_ERROR: 'Unexpected error; the message is masked and the error is logged under requestId.',
+};
+
+const responseName = (code: ErrorCode) =>
+  code
+    .toLowerCase()
+    .split('_')
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
+
+/**
+ * SOFA's document, corrected where SOFA is wrong or silent: only the routes of the contract,
+ * full /api paths, JSON bodies documented as bodies (not as query parameters), item schemas
+ * and batch limits of the inbound bodies, bearer security, the error responses and examples.
+ */
+export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly RestRoute[]): Json {
+  const sofa = sofaOpenApiDocument(schema, routes) as Json;
+  const paths: Json = {};
+  for (const route of routes) {
+    const sofaOp: Json = sofa.paths[openApiPath(route.path)]?.[route.method.toLowerCase()];
+    if (!sofaOp) throw new Error(`SOFA generated no operation for ${route.method} ${route.path}`);
+    const path = openApiPath(fullPath(route));
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = correctOperation(route, sofaOp);
+  }
+  Object.assign(paths, publicPaths());
+
+  const schemas: Json = { ...sofa.components.schemas, Error: errorSchema() };
+  for (const route of routes) {
+    for (const list of Object.values(route.bodyLists ?? {})) {
+      if (list.items) schemas[list.items.name] = list.items.schema;
+    }
+  }
+  const doc: Json = {
+    openapi: '3.0.3',
+    info: {
+      title: 'sync-gateway',
+      version: '1.0.0',
+      description:
+        'Middleware between an ERP and a webshop. The ERP pushes records; the webshop polls change lists and acknowledges them. ' +
+        'The same operations are served as GraphQL at /graphql. A guide for language models is at /.well-known/ai-context.',
+      license: { name: 'Proprietary', url: 'https://example.com/license' },
+    },
+    servers: [{ url: '/', description: 'This service' }],
+    security: [{ bearerAuth: [] }],
+    tags: [...new Set(routes.map((r) => r.tag)), 'Service'].map((name) => ({ name, description: `${name} endpoints` })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API token> (npx sync-gateway token create).' },
+      },
+      schemas,
+      responses: Object.fromEntries(
+        (Object.keys(ERROR_RESPONSES) as ErrorCode[]).map((code) => [
+          responseName(code),
+          {
+            description: ERROR_RESPONSES[code],
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/Error' },
+                example: { error: { code, message: ERROR_RESPONSES[code], requestId: '0b7c1a4e-5f1d-4a58-9b1e-3f4f0c2d9e10' } },
+              },
+            },
+          },
+        ]),
+      ),
+    },
+  };
+  return pruneUnusedSchemas(doc);
+}
+
+function correctOperation(route: RestRoute, sofaOp: Json): Json {
+  const hasBody = route.method === 'POST';
+  const bodyProps: Json = hasBody ? { ...(sofaOp.requestBody?.content?.['application/json']?.schema?.properties ?? {}) } : {};
+  const required: string[] = hasBody ? [...(sofaOp.requestBody?.content?.['application/json']?.schema?.required ?? [])] : [];
+  const parameters = ((sofaOp.parameters ?? []) as Json[]).filter(
+    (p) => p.in === 'path' || !hasBody || route.queryArgs?.includes(p.name),
+  );
+  for (const p of parameters) {
+    if (p.schema?.description && !p.description) {
+      p.description = p.schema.description;
+      delete p.schema.description;
+    }
+    if (route.paginated && p.name === 'limit') Object.assign(p.schema, { minimum: 1, default: 50 });
+    if (route.paginated && p.name === 'offset') Object.assign(p.schema, { minimum: 0, default: 0 });
+  }
+  for (const name of route.queryArgs ?? []) delete bodyProps[name];
+  for (const [name, list] of Object.entries(route.bodyLists ?? {})) {
+    if (!bodyProps[name]) continue;
+    bodyProps[name] = {
+      ...bodyProps[name],
+      maxItems: list.maxItems,
+      ...(list.items ? { items: { $ref: `#/components/schemas/${list.items.name}` } } : {}),
+    };
+  }
+
+  const op: Json = {
+    operationId: route.field.split('.')[1],
+    summary: route.summary,
+    description: route.description,
+    tags: [route.tag],
+    ...(parameters.length ? { parameters } : {}),
+  };
+  if (hasBody) {
+    const envelope: Json = { type: 'object', properties: bodyProps, required: required.filter((r) => bodyProps[r]) };
+    if (!envelope.required.length) delete envelope.required;
+    const single = route.singleItemArg && route.bodyLists?.[route.singleItemArg]?.items;
+    op.requestBody = {
+      required: true,
+      content: {
+        'application/json': {
+          schema: single ? { oneOf: [envelope, { $ref: `#/components/schemas/${single.name}` }] } : envelope,
+          ...(route.example.request ? { example: route.example.request } : {}),
+        },
+      },
+    };
+  }
+  const okStatus = Object.keys(sofaOp.responses ?? { 200: {} })[0] ?? '200';
+  const okContent = sofaOp.responses?.[okStatus]?.content?.['application/json'];
+  op.responses = {
+    [okStatus]: {
+      description: route.summary,
+      content: { 'application/json': { ...(okContent ?? {}), example: route.example.response } },
+    },
+    ...errorRefs(route),
+  };
+  return op;
+}
+
+function errorRefs(route: RestRoute): Json {
+  const codes: ErrorCode[] = ['VALIDATION_FAILED', 'UNAUTHENTICATED'];
+  if (route.path.includes(':')) codes.push('NOT_FOUND');
+  if (route.method === 'POST') codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  codes.push('INTERNAL_SERVER_ERROR');
+  return Object.fromEntries(codes.map((c) => [String(errorStatus[c]), { $ref: `#/components/responses/${responseName(c)}` }]));
+}
+
+function errorSchema(): Json {
+  return {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: { type: 'string', enum: Object.keys(errorStatus) },
+          message: { type: 'string' },
+          details: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['field', 'message'],
+              properties: { field: { type: 'string', example: 'products[3].price' }, message: { type: 'string' } },
+            },
+          },
+          requestId: { type: 'string', description: 'Quote it when reporting a problem; it is in the logs.' },
+        },
+      },
+    },
+  };
+}
+
+function publicPaths(): Json {
+  const op = (operationId: string, summary: string, type: string, schema: Json) => ({
+    get: {
+      operationId,
+      summary,
+      description: `${summary}. Public: no token needed.`,
+      tags: ['Service'],
+      security: [],
+      responses: { 200: { description: summary, content: { [type]: { schema } } } },
+    },
+  });
+  return {
+    '/health': op('health', 'Liveness of the process', 'application/json', {
+      type: 'object',
+      properties: { status: { type: 'string', enum: ['ok'] }, backend: { type: 'string', enum: ['pglite', 'postgresql'] } },
+    }),
+    '/api/doc': op('openApiDocument', 'This OpenAPI document', 'application/json', { type: 'object' }),
+    '/.well-known/ai-context': op('aiContext', 'A guide to this API for language models', 'text/markdown', { type: 'string' }),
+  };
+}
+
+/** Drops component schemas no operation reaches (GraphQL-only types such as Query). */
+function pruneUnusedSchemas(doc: Json): Json {
+  const schemas = doc.components.schemas as Json;
+  const reached = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
+        const name = value.slice('#/components/schemas/'.length);
+        if (!reached.has(name)) {
+          reached.add(name);
+          visit(schemas[name]);
+        }
+      } else visit(value);
+    }
+  };
+  visit(doc.paths);
+  visit(doc.components.responses);
+  for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
+  return doc;
+}

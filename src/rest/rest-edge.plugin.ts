@@ -1,0 +1,72 @@
+import type { GraphQLSchema } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { AppError, errorResponse } from '../errors/app-error';
+import { parseJsonObject, readBodyText } from './body';
+import { validateRestArguments } from './arguments';
+import { API_BASE, createRouteMatcher, type RestRoute } from './route-table';
+
+/**
+ * The thin HTTP edge in front of SOFA: only routes of the table exist, bodies are size-checked,
+ * parsed once and normalised (a bare product object becomes {products: [it]}), and arguments are
+ * validated with field names. SOFA sees only requests it can execute.
+ */
+export function useRestEdge(options: {
+  schema: GraphQLSchema;
+  routes: readonly RestRoute[];
+  maxBodyBytes: number;
+}): Plugin {
+  const matcher = createRouteMatcher(options.routes);
+  return {
+    async onRequest({ request, url, setRequest, endResponse, fetchAPI }) {
+      if (!url.pathname.startsWith(`${API_BASE}/`)) return;
+      const match = matcher.match(request.method, url.pathname);
+      if (match === undefined) {
+        endResponse(errorResponse('NOT_FOUND', `No route ${request.method} ${url.pathname}`));
+        return;
+      }
+      if (match === 'method-not-allowed') {
+        endResponse(errorResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${url.pathname}`));
+        return;
+      }
+      try {
+        let body: Record<string, unknown> = {};
+        if (request.method !== 'GET') {
+          const text = await readBodyText(request, options.maxBodyBytes);
+          if (text.trim() !== '') assertJsonContentType(request);
+          body = parseJsonObject(text);
+        }
+        const { route, params } = match;
+        if (route.singleItemArg && !Object.hasOwn(body, route.singleItemArg)) {
+          body = Object.keys(body).length === 0 ? body : { [route.singleItemArg]: [body] };
+        }
+        const details = validateRestArguments(options.schema, route, {
+          params,
+          query: url.searchParams,
+          body,
+        });
+        if (details.length > 0) {
+          endResponse(errorResponse('VALIDATION_FAILED', 'Invalid request', details));
+          return;
+        }
+        if (request.method !== 'GET') {
+          const headers = new fetchAPI.Headers(request.headers);
+          headers.delete('content-length');
+          headers.set('content-type', 'application/json');
+          setRequest(new fetchAPI.Request(request.url, { method: request.method, headers, body: JSON.stringify(body) }));
+        }
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        endResponse(errorResponse(error.code, error.message, error.details));
+      }
+    },
+  };
+}
+
+function assertJsonContentType(request: Request): void {
+  const type = request.headers.get('content-type');
+  if (type && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Expected Content-Type application/json, got ${type}`, [
+      { field: 'Content-Type', message: 'Must be application/json' },
+    ]);
+  }
+}

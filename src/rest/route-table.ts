@@ -1,0 +1,68 @@
+/**
+ * Every REST route of the contract, mapped onto a root field of the one GraphQL schema.
+ * SOFA builds the handlers from it, the OpenAPI document is corrected with it and the
+ * ai-context document is written from it, so the three cannot drift apart.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
+export type RestRoute = {
+  /** Root field, e.g. `Query.updatedProducts`. */
+  field: `Query.${string}` | `Mutation.${string}`;
+  method: HttpMethod;
+  /** Path under /api, with `:param` segments (SOFA's syntax), e.g. `/v1/updated-products/:id`. */
+  path: string;
+  tag: string;
+  summary: string;
+  description: string;
+  /** A bare JSON object body is taken as the single item of this list argument. */
+  singleItemArg?: string;
+  /** What the OpenAPI document says of list arguments in the body (SOFA only knows GraphQL types). */
+  bodyLists?: Record<string, { maxItems: number; items?: { name: string; schema: Record<string, unknown> } }>;
+  /** Arguments documented as query parameters even on a POST (the rest go in the JSON body). */
+  queryArgs?: string[];
+  /** Uses the change-list pagination (since, limit, offset) and the {payload, meta} envelope. */
+  paginated?: boolean;
+  example: { request?: unknown; query?: string; response: unknown };
+};
+
+export const API_BASE = '/api';
+
+export const fullPath = (route: Pick<RestRoute, 'path'>): string => `${API_BASE}${route.path}`;
+
+/** `/v1/x/:id` → `/v1/x/{id}` as OpenAPI writes it. */
+export const openApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
+
+export type RouteMatch = { route: RestRoute; params: Record<string, string> };
+
+export type RouteMatcher = {
+  match(method: string, pathname: string): RouteMatch | 'method-not-allowed' | undefined;
+};
+
+export function createRouteMatcher(routes: readonly RestRoute[]): RouteMatcher {
+  const compiled = routes.map((route) => {
+    const names: string[] = [];
+    const source = fullPath(route)
+      .split('/')
+      .map((segment) => {
+        if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(segment.slice(1));
+        return '([^/]+)';
+      })
+      .join('/');
+    return { route, names, regex: new RegExp(`^${source}/?$`) };
+  });
+  return {
+    match(method, pathname) {
+      let pathMatched = false;
+      for (const { route, names, regex } of compiled) {
+        const m = regex.exec(pathname);
+        if (!m) continue;
+        pathMatched = true;
+        if (route.method !== method) continue;
+        const params = Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(m[i + 1]!)]));
+        return { route, params };
+      }
+      return pathMatched ? 'method-not-allowed' : undefined;
+    },
+  };
+}

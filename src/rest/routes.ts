@@ -1,0 +1,5 @@
+import { productRoutes } from '../products/product.routes';
+import type { RestRoute } from './route-table';
+
+/** The REST contract, in the order the documents list it. */
+export const restRoutes: readonly RestRoute[] = [...productRoutes];

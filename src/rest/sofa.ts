@@ -1,0 +1,39 @@
+import type { GraphQLSchema } from 'graphql';
+import { useSofa as sofaRouter } from 'sofa-api';
+import type { RestRoute } from './route-table';
+
+export const SCALAR_SCHEMAS = {
+  DateTime: { type: 'string', format: 'date-time', example: '2026-11-22T08:30:00.000Z' },
+  JSON: { description: 'Any JSON value' },
+  JSONObject: { type: 'object', additionalProperties: true },
+} as const;
+
+/** The SOFA configuration derived from the route table; shared by the live routes and the document. */
+export function sofaConfig(schema: GraphQLSchema, routes: readonly RestRoute[]) {
+  return {
+    schema,
+    basePath: '/api',
+    routes: Object.fromEntries(
+      routes.map((r) => [r.field, { method: r.method, path: r.path, tags: [r.tag], description: r.description }]),
+    ),
+    // A paged record type also reachable by id would otherwise be cut down to { id }.
+    ignore: routes.filter((r) => r.paginated).map((r) => `${pageTypeOf(schema, r)}.payload`),
+    customScalars: SCALAR_SCHEMAS as Record<string, Record<string, unknown>>,
+    depthLimit: 4,
+  };
+}
+
+function pageTypeOf(schema: GraphQLSchema, route: RestRoute): string {
+  const [, fieldName] = route.field.split('.') as [string, string];
+  const field = schema.getQueryType()?.getFields()[fieldName];
+  return field ? String(field.type).replace(/[!\[\]]/g, '') : '';
+}
+
+/** The OpenAPI document exactly as SOFA generates it (corrected in openapi.ts). */
+export function sofaOpenApiDocument(schema: GraphQLSchema, routes: readonly RestRoute[]): Record<string, unknown> {
+  const router = sofaRouter({
+    ...sofaConfig(schema, routes),
+    openAPI: { endpoint: '/doc', info: { title: 'sync-gateway', version: '1' } },
+  });
+  return structuredClone(router.openAPIDocument) as unknown as Record<string, unknown>;
+}
