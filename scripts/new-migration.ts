@@ -2,8 +2,6 @@
  * `npm run db:migration:new -- <name>`: writes the next migration from a change to
  * prisma/schema.prisma, offline (in-memory PGlite as the shadow database).
  */
-import { PGlite } from '@electric-sql/pglite';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import path from 'node:path';
 import { createMigration } from '../src/db/migrator';
 
@@ -13,17 +11,12 @@ async function main(): Promise<void> {
     console.error('usage: npm run db:migration:new -- <name>');
     process.exit(2);
   }
-  const pglite = new PGlite();
-  try {
-    const folder = await createMigration(new PrismaPGlite(pglite), name);
-    console.log(
-      folder
-        ? `wrote ${path.relative(process.cwd(), folder)}/migration.sql`
-        : 'schema.prisma and the migrations agree: nothing to write',
-    );
-  } finally {
-    await pglite.close();
-  }
+  const folder = await createMigration(name);
+  console.log(
+    folder
+      ? `wrote ${path.relative(process.cwd(), folder)}/migration.sql`
+      : 'schema.prisma and the migrations agree: nothing to write',
+  );
 }
 
 main().catch((error: unknown) => {

@@ -51,6 +51,9 @@ export function createApp({ config, db, logger }: AppDeps): App {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // Yoga answers any URL that merely ends with this string; ours (public-routes) serves /health.
+    // A fragment never reaches a server, so this disables Yoga's check.
+    healthCheckEndpoint: '#yoga-health-check-disabled',
     maskedErrors: false, // useErrorPolicy masks, with the request id at hand
     logging: {
       debug: (...args) => logger.debug({ yoga: args }),

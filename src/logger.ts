@@ -1,10 +1,14 @@
 import pino, { type Logger } from 'pino';
 import type { AppConfig } from './config';
 
-export function createLogger(config: Pick<AppConfig, 'logLevel'>): Logger {
-  return pino({
-    level: config.logLevel,
-    base: { service: 'sync-gateway' },
-    redact: { paths: ['req.headers.authorization', 'authorization'], censor: '[redacted]' },
-  });
+/** JSON logs; the server logs to stdout, the CLI to stderr so that stdout holds only results. */
+export function createLogger(config: Pick<AppConfig, 'logLevel'>, fd: 1 | 2 = 1): Logger {
+  return pino(
+    {
+      level: config.logLevel,
+      base: { service: 'sync-gateway' },
+      redact: { paths: ['authorization', '*.authorization'], censor: '[redacted]' },
+    },
+    pino.destination({ fd, sync: true }),
+  );
 }

@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { PrismaClient } from '../generated/prisma/client';
 import { lockDataDir } from './data-dir-lock';
@@ -67,16 +68,26 @@ async function openPostgres(databaseUrl: string, logger: Logger): Promise<Databa
     prisma,
     backend: 'postgresql',
     location: `${url.hostname}:${url.port || 5432}${url.pathname}`,
-    migrate: () => runMigrations(new PrismaPg({ connectionString: databaseUrl, max: 1 }), logger),
+    migrate: () => migratePostgres(databaseUrl, logger),
     close: () => prisma.$disconnect(),
   };
 }
 
+/** The engine never disposes its adapter, so the migration pool is ours to end. */
+export async function migratePostgres(databaseUrl: string, logger?: Logger): Promise<string[]> {
+  const pool = new Pool({ connectionString: databaseUrl, max: 1 });
+  try {
+    return await runMigrations(new PrismaPg(pool), logger);
+  } finally {
+    await pool.end();
+  }
+}
+
 async function runMigrations(
   adapter: SqlMigrationAwareDriverAdapterFactory,
-  logger: Logger,
+  logger?: Logger,
 ): Promise<string[]> {
-  const applied = await applyMigrations(adapter, (line) => logger.debug({ engine: line }, 'schema engine'));
-  if (applied.length > 0) logger.info({ applied }, 'applied database migrations');
+  const applied = await applyMigrations(adapter, (line) => logger?.debug({ engine: line }, 'schema engine'));
+  if (applied.length > 0) logger?.info({ applied }, 'applied database migrations');
   return applied;
 }

@@ -1,5 +1,7 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
 import {
   bindMigrationAwareSqlAdapterFactory,
   type SqlMigrationAwareDriverAdapterFactory,
@@ -22,6 +24,43 @@ const NO_FILTERS = { externalTables: [], externalEnums: [] };
 
 let wasmReady: Promise<void> | undefined;
 
+/**
+ * The engine leaves ~10 s timers behind after an operation, which would keep a CLI process
+ * alive. Its timers are unref'd once no operation is running (never during one: a process
+ * waiting on an engine timer must not exit).
+ */
+const engineTimers = new Set<NodeJS.Timeout>();
+let runningOperations = 0;
+
+async function engineOperation<T>(operation: () => Promise<T>): Promise<T> {
+  runningOperations++;
+  try {
+    return await operation();
+  } finally {
+    if (--runningOperations === 0) {
+      for (const timer of engineTimers) timer.unref();
+      engineTimers.clear();
+    }
+  }
+}
+
+function wasmImports(): WebAssembly.ModuleImports {
+  const imports: Record<string, unknown> = { ...engineGlue };
+  const setTimeoutImport = Object.keys(imports).find((name) => name.startsWith('__wbg_setTimeout_'));
+  if (setTimeoutImport) {
+    imports[setTimeoutImport] = (callback: () => void, ms: number) => {
+      const timer = setTimeout(() => {
+        engineTimers.delete(timer);
+        callback();
+      }, ms >>> 0);
+      if (runningOperations === 0) timer.unref();
+      else engineTimers.add(timer);
+      return timer;
+    };
+  }
+  return imports as WebAssembly.ModuleImports;
+}
+
 /** The package's exports hide the .wasm and Node cannot import it as ESM, so it is loaded by path. */
 function loadWasm(): Promise<void> {
   wasmReady ??= (async () => {
@@ -30,7 +69,7 @@ function loadWasm(): Promise<void> {
       'schema_engine_bg.wasm',
     );
     const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), {
-      './schema_engine_bg.js': engineGlue as unknown as WebAssembly.ModuleImports,
+      './schema_engine_bg.js': wasmImports(),
     });
     const exports = instance.exports as WebAssembly.Exports & { __wbindgen_start(): void };
     engineGlue.__wbg_set_wasm(exports);
@@ -84,40 +123,55 @@ export async function applyMigrations(
   adapterFactory: SqlMigrationAwareDriverAdapterFactory,
   log?: EngineLog,
 ): Promise<string[]> {
-  const engine = await openSchemaEngine(adapterFactory, log);
-  try {
-    const { appliedMigrationNames } = await engine.applyMigrations({
-      migrationsList: await readMigrationList(),
-      filters: NO_FILTERS,
-    });
-    return appliedMigrationNames;
-  } finally {
-    engine.free();
-  }
+  return engineOperation(async () => {
+    const engine = await openSchemaEngine(adapterFactory, log);
+    try {
+      const { appliedMigrationNames } = await engine.applyMigrations({
+        migrationsList: await readMigrationList(),
+        filters: NO_FILTERS,
+      });
+      return appliedMigrationNames;
+    } finally {
+      engine.free();
+    }
+  });
 }
 
 /**
  * SQL that would bring a database built from the committed migrations up to schema.prisma;
- * empty when they agree. Needs a shadow database, which the PGlite adapter makes in memory.
+ * empty when they agree. Runs offline on in-memory PGlite, the shadow database included.
  */
-export async function diffMigrationsToSchema(
-  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
-): Promise<string> {
-  const engine = await openSchemaEngine(adapterFactory);
+export async function diffMigrationsToSchema(): Promise<string> {
+  const main = await PGlite.create();
+  const shadows: PGlite[] = [];
+  // The adapter's own shadow database is never closed and keeps the process alive; this one is.
+  const adapterFactory = new PrismaPGlite(main);
+  adapterFactory.connectToShadowDb = async () => {
+    const shadow = await PGlite.create();
+    shadows.push(shadow);
+    return new PrismaPGlite(shadow).connect();
+  };
   try {
-    const result = await engine.diff({
-      from: { tag: 'migrations', ...(await readMigrationList()) },
-      to: {
-        tag: 'schemaDatamodel',
-        files: [{ path: SCHEMA_PATH, content: await readFile(SCHEMA_PATH, 'utf8') }],
-      },
-      script: true,
-      exitCode: null,
-      filters: NO_FILTERS,
+    return await engineOperation(async () => {
+      const engine = await openSchemaEngine(adapterFactory);
+      try {
+        const result = await engine.diff({
+          from: { tag: 'migrations', ...(await readMigrationList()) },
+          to: {
+            tag: 'schemaDatamodel',
+            files: [{ path: SCHEMA_PATH, content: await readFile(SCHEMA_PATH, 'utf8') }],
+          },
+          script: true,
+          exitCode: null,
+          filters: NO_FILTERS,
+        });
+        return isEmptyScript(result.stdout ?? '') ? '' : (result.stdout ?? '');
+      } finally {
+        engine.free();
+      }
     });
-    return isEmptyScript(result.stdout ?? '') ? '' : (result.stdout ?? '');
   } finally {
-    engine.free();
+    await Promise.all([main, ...shadows].map((db) => db.close()));
   }
 }
 
@@ -132,11 +186,7 @@ function isEmptyScript(script: string): boolean {
  * difference between the committed migrations and schema.prisma. Returns its folder, or
  * undefined when there is nothing to migrate.
  */
-export async function createMigration(
-  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
-  name: string,
-): Promise<string | undefined> {
-  const { mkdir, writeFile } = await import('node:fs/promises');
+export async function createMigration(name: string): Promise<string | undefined> {
   await mkdir(MIGRATIONS_DIR, { recursive: true });
   // The engine reads the connector from the lock file, so it must exist before the diff.
   const lockPath = path.join(MIGRATIONS_DIR, LOCKFILE_NAME);
@@ -146,7 +196,7 @@ export async function createMigration(
       '# Please do not edit this file manually\n# It should be added in your version-control system (e.g., Git)\nprovider = "postgresql"\n',
     );
   }
-  const script = await diffMigrationsToSchema(adapterFactory);
+  const script = await diffMigrationsToSchema();
   if (!script) return undefined;
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
   const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'migration';

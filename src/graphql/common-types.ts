@@ -64,3 +64,11 @@ export const BatchAckResult = builder.objectRef<BatchAckResultShape>('BatchAckRe
     notFound: t.exposeIntList('notFound'),
   }),
 });
+
+/** Counts for dashboards; each tracked domain adds its own field (see products/product.schema.ts). */
+export const PendingChanges = builder.objectRef<Record<string, never>>('PendingChanges').implement({
+  description: 'Number of records with pending (unacknowledged) changes, per entity.',
+  fields: () => ({}),
+});
+
+builder.queryField('pendingChanges', (t) => t.field({ type: PendingChanges, resolve: () => ({}) }));

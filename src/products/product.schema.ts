@@ -1,5 +1,5 @@
 import { builder } from '../graphql/builder';
-import { AckResult, BatchAckResult, PageMeta, SyncResult } from '../graphql/common-types';
+import { AckResult, BatchAckResult, PageMeta, PendingChanges, SyncResult } from '../graphql/common-types';
 import { validationFailed } from '../errors/app-error';
 import { resolvePage } from '../changes/pagination';
 import {
@@ -162,3 +162,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => acknowledgeProducts(ctx.prisma, args.ids),
   }),
 }));
+
+builder.objectField(PendingChanges, 'products', (t) =>
+  t.int({ resolve: (_parent, _args, ctx) => ctx.prisma.product.count({ where: { pending: true } }) }),
+);

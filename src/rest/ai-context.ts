@@ -1,4 +1,58 @@
-import type { RestRoute } from './route-table';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../changes/pagination';
+import { fullPath, type RestRoute } from './route-table';
+
+/**
+ * GET /.well-known/ai-context: a Markdown guide for language models and newcomers, written from
+ * the same route table as the REST routes and the OpenAPI document, so it cannot go stale.
+ */
 export function renderAiContext(routes: readonly RestRoute[]): string {
-  return routes.map((r) => `${r.method} ${r.path}`).join('\n');
+  const tags = [...new Set(routes.map((r) => r.tag))];
+  return [
+    '# sync-gateway',
+    '',
+    'Middleware between an ERP and a webshop. The ERP pushes records (POST). The service stores them, detects',
+    'field-level changes and keeps them pending until the webshop has processed them. The webshop polls the change',
+    'lists (GET) and acknowledges what it processed (DELETE or batch-delete).',
+    '',
+    '## Authentication',
+    '',
+    'Every endpoint needs `Authorization: Bearer <token>` except `GET /health`, `GET /api/doc` (OpenAPI 3) and this',
+    'document. Tokens are created by an operator with `npx sync-gateway token create --name <name>`.',
+    '',
+    '## Conventions',
+    '',
+    '- JSON in and out (`Content-Type: application/json`).',
+    `- Change lists take \`since\` (ISO 8601 timestamp, records updated after it), \`limit\` (default ${DEFAULT_LIMIT},`,
+    `  values above ${MAX_LIMIT} are clamped to ${MAX_LIMIT}) and \`offset\` (default 0). They answer`,
+    '  `{"payload": [...], "meta": {"total": n, "limit": n, "offset": n}}`, ordered by `updatedAt`, then `id`.',
+    '- A change record: `id` (use it to acknowledge), `externalId`, `erpId`, `isNew` (true until first acknowledged),',
+    '  `changedFields` (fields changed since the last acknowledgement), `context`, `data` (the fields as the ERP sent',
+    '  them), `updatedAt`.',
+    '- An acknowledgement covers the version you were shown. If the record changed after you listed it, it stays',
+    '  pending and is listed again with only the newer fields. Acknowledging twice is harmless.',
+    '- Inbound batches validate each record alone: bad records come back in `errors`, the others are stored.',
+    '- Errors: `{"error": {"code": "VALIDATION_FAILED", "message": "...", "details": [{"field": "products[3].price",',
+    '  "message": "..."}], "requestId": "..."}}` with status 400 (validation), 401, 404, 405, 413 (body or batch too large),',
+    '  415 (not JSON) or 500.',
+    '- The same operations exist in GraphQL at `/graphql` (the REST routes are generated from that schema).',
+    '',
+    '## Endpoints',
+    '',
+    ...tags.flatMap((tag) => [
+      `### ${tag}`,
+      '',
+      ...routes.filter((r) => r.tag === tag).flatMap(renderRoute),
+    ]),
+  ].join('\n');
+}
+
+function renderRoute(route: RestRoute): string[] {
+  const path = fullPath(route).replace(/:(\w+)/g, '{$1}');
+  const lines = [`#### ${route.method} ${path}`, '', `${route.summary}. ${route.description}`, ''];
+  if (route.paginated) lines.push('Paginated: `since`, `limit`, `offset`; envelope `{payload, meta}`.', '');
+  const example = route.example;
+  lines.push('Example:', '', '```http', `${route.method} ${path}${example.query ?? ''}`);
+  if (example.request !== undefined) lines.push('Content-Type: application/json', '', JSON.stringify(example.request));
+  lines.push('```', '', '```json', JSON.stringify(example.response, null, 2), '```', '');
+  return lines;
 }

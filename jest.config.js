@@ -1,0 +1,14 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  // The wasm schema engine's glue is an ES module; jest needs it as CommonJS.
+  transformIgnorePatterns: ['/node_modules/(?!@prisma/schema-engine-wasm/)'],
+  testTimeout: 60_000,
+  // Each test file opens its own embedded Postgres (~300 MB); two at a time fit two cores.
+  maxWorkers: 2,
+};

@@ -1,0 +1,105 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { createToken, listTokens, revokeToken } from '../auth/token.service';
+import { loadConfig, type AppConfig } from '../config';
+import { openDatabase, type Database } from '../db/database';
+import { createLogger } from '../logger';
+import { startServer, stopOnSignals } from '../server';
+
+/** The CLI and the server share one configuration: env, DATA_DIR, DATABASE_URL. */
+async function withDatabase<T>(fn: (db: Database, config: AppConfig) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  // Commands print their results on stdout; only problems are logged, to stderr.
+  const logger = createLogger({ logLevel: config.logLevel === "info" ? "warn" : config.logLevel }, 2);
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  try {
+    await db.migrate();
+    return await fn(db, config);
+  } finally {
+    await db.close();
+  }
+}
+
+const role = (value: string) => {
+  if (value !== 'integration' && value !== 'admin') throw new InvalidArgumentError('must be integration or admin');
+  return value;
+};
+
+export function buildCli(): Command {
+  const program = new Command('sync-gateway')
+    .description('ERP ↔ webshop synchronisation middleware')
+    .showHelpAfterError();
+
+  program
+    .command('serve')
+    .description('apply pending migrations and serve the API (what npm start runs)')
+    .action(async () => {
+      const config = loadConfig();
+      const logger = createLogger(config);
+      stopOnSignals(await startServer(config, logger), logger);
+    });
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations and exit')
+    .action(() =>
+      withDatabase(async (db) => {
+        const applied = await db.migrate();
+        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      }),
+    );
+
+  const token = program.command('token').description('manage API tokens');
+  token
+    .command('create')
+    .description('create a token; it is printed once, alone on the last line')
+    .requiredOption('--name <name>', 'a name that says who uses the token')
+    .option('--role <role>', 'integration or admin', role, 'integration')
+    .action((opts: { name: string; role: 'integration' | 'admin' }) =>
+      withDatabase(async (db) => {
+        const { token: secret, summary } = await createToken(db.prisma, opts.name, opts.role);
+        console.log(`Created token "${summary.name}" (id ${summary.id}, role ${summary.role}). It is shown only now:`);
+        console.log(secret);
+      }),
+    );
+  token
+    .command('list')
+    .description('list tokens (never their secrets)')
+    .action(() =>
+      withDatabase(async (db) => {
+        const rows = await listTokens(db.prisma);
+        if (rows.length === 0) return console.log('no tokens');
+        console.table(
+          rows.map((t) => ({
+            id: t.id,
+            name: t.name,
+            role: t.role,
+            created: t.createdAt.toISOString(),
+            lastUsed: t.lastUsedAt?.toISOString() ?? '-',
+            revoked: t.revokedAt?.toISOString() ?? '-',
+          })),
+        );
+      }),
+    );
+  token
+    .command('revoke')
+    .description('revoke a token by id or name')
+    .argument('<id|name>')
+    .action((idOrName: string) =>
+      withDatabase(async (db) => {
+        const t = await revokeToken(db.prisma, idOrName);
+        console.log(`revoked token "${t.name}" (id ${t.id})`);
+      }),
+    );
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildCli().parseAsync(argv);
+  } catch (error) {
+    console.error(`sync-gateway: ${(error as Error).message}`);
+    process.exitCode = 1;
+  }
+}
+
+if (require.main === module) void main(process.argv);

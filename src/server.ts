@@ -1,0 +1,64 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { createApp } from './app';
+import type { AppConfig } from './config';
+import { openDatabase, type Database } from './db/database';
+
+export type RunningServer = { url: string; server: Server; db: Database; close(): Promise<void> };
+
+/** Opens the database, applies pending migrations and listens. */
+export async function startServer(config: AppConfig, logger: Logger): Promise<RunningServer> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  try {
+    await db.migrate();
+    const app = createApp({ config, db, logger });
+    const server = createServer(app);
+    server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    logger.info({ url, backend: db.backend, location: db.location }, 'sync-gateway listening');
+
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        // Stop accepting, let in-flight requests finish (bounded), then close the store cleanly.
+        const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+        await drained;
+        clearTimeout(timer);
+        await db.close();
+      })());
+    return { url, server, db, close };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+/** SIGTERM/SIGINT stop the server gracefully; a second signal exits at once. */
+export function stopOnSignals(running: Pick<RunningServer, 'close'>, logger: Logger): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    running.close().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'error while shutting down');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

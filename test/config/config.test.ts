@@ -1,0 +1,38 @@
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config';
+
+describe('loadConfig', () => {
+  it('has defaults that let npm start run on a bare machine', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 4000, databaseUrl: undefined, logLevel: 'info' });
+    expect(config.dataDir).toBe(path.resolve('data'));
+  });
+
+  it('reads PORT, HOST, DATA_DIR and DATABASE_URL', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/var/lib/sgw',
+      DATABASE_URL: 'postgresql://u@db:5432/sgw',
+    });
+    expect(config).toMatchObject({ port: 8080, host: '0.0.0.0', dataDir: '/var/lib/sgw', databaseUrl: 'postgresql://u@db:5432/sgw' });
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', PORT: '' })).toMatchObject({ databaseUrl: undefined, port: 4000 });
+  });
+
+  it('reports every bad variable at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const issues = (error as ConfigError).issues.join('\n');
+    expect(issues).toMatch(/PORT/);
+    expect(issues).toMatch(/DATABASE_URL/);
+    expect(issues).toMatch(/LOG_LEVEL/);
+  });
+});

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { Client } from 'pg';
+import { applyMigrations } from '../../src/db/migrator';
+import { migratePostgres, type Backend } from '../../src/db/database';
+import { PrismaClient } from '../../src/generated/prisma/client';
+
+export type TestDatabase = {
+  backend: Backend;
+  prisma: PrismaClient;
+  /** Connection string of this test's own PostgreSQL database (postgresql only). */
+  url?: string;
+  /** Applies pending migrations again; returns the names applied. */
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+};
+
+/** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
+export const backends: Backend[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgresql'] : ['pglite'];
+
+/** A migrated, empty database of its own for one test file. */
+export async function openTestDatabase(backend: Backend): Promise<TestDatabase> {
+  return backend === 'pglite' ? openPglite() : openPostgres();
+}
+
+async function openPglite(): Promise<TestDatabase> {
+  const pglite = await PGlite.create();
+  const adapter = new PrismaPGlite(pglite);
+  await applyMigrations(adapter);
+  const prisma = new PrismaClient({ adapter });
+  return {
+    backend: 'pglite',
+    prisma,
+    migrate: () => applyMigrations(adapter),
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}
+
+/** A fresh database per test file on the server TEST_DATABASE_URL points at, dropped afterwards. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `sgw_test_${randomBytes(6).toString('hex')}`;
+  const admin = new Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+async function openPostgres(): Promise<TestDatabase> {
+  const database = await createPostgresDatabase();
+  await migratePostgres(database.url);
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  return {
+    backend: 'postgresql',
+    prisma,
+    url: database.url,
+    migrate: () => migratePostgres(database.url),
+    async close() {
+      await prisma.$disconnect();
+      await database.drop();
+    },
+  };
+}

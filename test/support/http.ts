@@ -1,0 +1,69 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { createApp } from '../../src/app';
+import { createToken } from '../../src/auth/token.service';
+import type { TestDatabase } from './database';
+
+export type JsonResponse<T = any> = { status: number; headers: Headers; body: T; text: string }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export type TestServer = {
+  url: string;
+  token: string;
+  /** Sends a request with the test token (unless `token: null`) and a JSON body when given. */
+  request<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
+    method: string,
+    path: string,
+    options?: { body?: unknown; rawBody?: string; token?: string | null; headers?: Record<string, string> },
+  ): Promise<JsonResponse<T>>;
+  graphql<T = any>(query: string, variables?: Record<string, unknown>): Promise<JsonResponse<T>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  close(): Promise<void>;
+};
+
+/** The real application on a real loopback socket, with a fresh integration token. */
+export async function startTestServer(
+  db: TestDatabase,
+  config: { maxBodyBytes?: number } = {},
+): Promise<TestServer> {
+  const app = createApp({
+    config: { maxBodyBytes: config.maxBodyBytes ?? 10 * 1024 * 1024, tokenLastUsedResolutionMs: 0 },
+    db,
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+  });
+  const server: Server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { token } = await createToken(db.prisma, `test-${Math.random().toString(36).slice(2)}`);
+
+  const request: TestServer['request'] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    const bearer = options.token === undefined ? token : options.token;
+    if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${url}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, body: parsed as never, text };
+  };
+
+  return {
+    url,
+    token,
+    request,
+    graphql: (query, variables) => request('POST', '/graphql', { body: { query, variables } }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
