@@ -5,14 +5,20 @@ import { openDatabase, type Database } from '../db/database';
 import { createLogger } from '../logger';
 import { startServer, stopOnSignals } from '../server';
 
-/** The CLI and the server share one configuration: env, DATA_DIR, DATABASE_URL. */
-async function withDatabase<T>(fn: (db: Database, config: AppConfig) => Promise<T>): Promise<T> {
+/**
+ * The CLI and the server share one configuration: env, DATA_DIR, DATABASE_URL. Commands other
+ * than `migrate` bring the schema up to date first, so they work on a fresh data directory.
+ */
+async function withDatabase<T>(
+  fn: (db: Database, config: AppConfig) => Promise<T>,
+  { migrateFirst = true } = {},
+): Promise<T> {
   const config = loadConfig();
   // Commands print their results on stdout; only problems are logged, to stderr.
   const logger = createLogger({ logLevel: config.logLevel === "info" ? "warn" : config.logLevel }, 2);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   try {
-    await db.migrate();
+    if (migrateFirst) await db.migrate();
     return await fn(db, config);
   } finally {
     await db.close();
@@ -42,10 +48,13 @@ export function buildCli(): Command {
     .command('migrate')
     .description('apply pending database migrations and exit')
     .action(() =>
-      withDatabase(async (db) => {
-        const applied = await db.migrate();
-        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
-      }),
+      withDatabase(
+        async (db) => {
+          const applied = await db.migrate();
+          console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+        },
+        { migrateFirst: false },
+      ),
     );
 
   const token = program.command('token').description('manage API tokens');

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { createApp } from '../../src/app';
 import { createToken } from '../../src/auth/token.service';
 import type { TestDatabase } from './database';
@@ -23,12 +23,12 @@ export type TestServer = {
 /** The real application on a real loopback socket, with a fresh integration token. */
 export async function startTestServer(
   db: TestDatabase,
-  config: { maxBodyBytes?: number } = {},
+  options: { maxBodyBytes?: number; logger?: Logger } = {},
 ): Promise<TestServer> {
   const app = createApp({
-    config: { maxBodyBytes: config.maxBodyBytes ?? 10 * 1024 * 1024, tokenLastUsedResolutionMs: 0 },
+    config: { maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024, tokenLastUsedResolutionMs: 0 },
     db,
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
   });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { createToken, listTokens, revokeToken } from '../../src/auth/token.service';
+import { backends, openTestDatabase, type TestDatabase } from '../support/database';
+import { startTestServer, type TestServer } from '../support/http';
+
+describe.each(backends)('bearer authentication on %s', (backend) => {
+  let db: TestDatabase;
+  let api: TestServer;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(backend);
+    api = await startTestServer(db);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await db?.close();
+  });
+
+  it.each([
+    ['no Authorization header', null, {}],
+    ['an unknown token', 'sgw_not-a-real-token', {}],
+    ['a non-bearer scheme', null, { authorization: 'Basic dXNlcjpwYXNz' }],
+  ])('answers 401 with the standard body for %s', async (_name, token, headers) => {
+    for (const [method, path] of [
+      ['GET', '/api/v1/updated-products'],
+      ['POST', '/api/v1/products'],
+      ['POST', '/graphql'],
+    ] as const) {
+      const res = await api.request(method, path, { token, headers, body: method === 'POST' ? {} : undefined });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect(res.body.error).toEqual(
+        expect.objectContaining({ code: 'UNAUTHENTICATED', message: expect.any(String), requestId: expect.any(String) }),
+      );
+    }
+  });
+
+  it('rejects a request before touching data', async () => {
+    await api.request('POST', '/api/v1/products', { token: null, body: { external_id: 'NOPE' } });
+    expect(await db.prisma.product.count({ where: { externalId: 'NOPE' } })).toBe(0);
+  });
+
+  it('serves /health, /api/doc and /.well-known/ai-context without a token', async () => {
+    const health = await api.request('GET', '/health', { token: null });
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'ok', backend });
+    expect((await api.request('GET', '/api/doc', { token: null })).status).toBe(200);
+    const ai = await api.request('GET', '/.well-known/ai-context', { token: null });
+    expect(ai.status).toBe(200);
+    expect(ai.headers.get('content-type')).toMatch(/^text\/markdown/);
+  });
+
+  it('stores only the SHA-256 of a token, records lastUsedAt and stops accepting it once revoked', async () => {
+    const { token, summary } = await createToken(db.prisma, 'webshop', 'integration');
+    expect(token).toMatch(/^sgw_[A-Za-z0-9_-]{43}$/); // 32 random bytes, base64url
+    const row = await db.prisma.apiToken.findUniqueOrThrow({ where: { id: summary.id } });
+    expect(row.tokenHash).toBe(createHash('sha256').update(token).digest('hex'));
+    expect(JSON.stringify(row)).not.toContain(token.slice(4));
+    expect(row.lastUsedAt).toBeNull();
+
+    expect((await api.request('GET', '/api/v1/updated-products', { token })).status).toBe(200);
+    const used = await db.prisma.apiToken.findUniqueOrThrow({ where: { id: summary.id } });
+    expect(used.lastUsedAt).toBeInstanceOf(Date);
+
+    await revokeToken(db.prisma, 'webshop');
+    expect((await api.request('GET', '/api/v1/updated-products', { token })).status).toBe(401);
+    expect((await listTokens(db.prisma)).find((t) => t.id === summary.id)?.revokedAt).toBeInstanceOf(Date);
+  });
+
+  it('refuses a duplicate token name and an unknown revoke target', async () => {
+    await createToken(db.prisma, 'dup');
+    await expect(createToken(db.prisma, 'dup')).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(revokeToken(db.prisma, 'no-such-token')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('returns the caller\'s X-Request-Id when it is sane, and a fresh one otherwise', async () => {
+    const given = await api.request('GET', '/health', { token: null, headers: { 'x-request-id': 'erp-batch-42' } });
+    expect(given.headers.get('x-request-id')).toBe('erp-batch-42');
+    const hostile = await api.request('GET', '/health', { token: null, headers: { 'x-request-id': 'a b<script>' } });
+    expect(hostile.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

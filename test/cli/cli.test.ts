@@ -1,0 +1,139 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createPostgresDatabase } from '../support/database';
+
+const ROOT = path.join(__dirname, '..', '..');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+const CLI = path.join(ROOT, 'src', 'cli', 'main.ts');
+
+type Result = { code: number | null; stdout: string; stderr: string };
+
+describe('sync-gateway CLI and server process (embedded PGlite)', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'sgw-cli-'));
+    env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' };
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  const run = (...args: string[]): Promise<Result> =>
+    new Promise((resolve) => {
+      const child = spawn(TSX, [CLI, ...args], { env, cwd: ROOT });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  /** Starts `serve` and resolves with its URL once it logs that it listens. */
+  const serve = (): Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string }> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(TSX, [CLI, 'serve'], { env, cwd: ROOT });
+      let output = '';
+      const onData = (d: Buffer) => {
+        output += d;
+        const line = output.split('\n').find((l) => l.includes('"sync-gateway listening"'));
+        if (line) resolve({ child, url: JSON.parse(line).url, output: () => output });
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', (d) => (output += d));
+      child.on('close', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+    });
+
+  const stop = (child: ChildProcessWithoutNullStreams): Promise<number | null> =>
+    new Promise((resolve) => {
+      child.removeAllListeners('close');
+      child.on('close', (code) => resolve(code));
+      child.kill('SIGTERM');
+    });
+
+  it('creates tokens, serves with them, refuses a second process on the data directory, and keeps data across restarts', async () => {
+    const created = await run('token', 'create', '--name', 'erp');
+    expect(created.code).toBe(0);
+    const lines = created.stdout.trim().split('\n');
+    const token = lines[lines.length - 1]!;
+    expect(token).toMatch(/^sgw_[A-Za-z0-9_-]{43}$/);
+
+    const admin = await run('token', 'create', '--name', 'ops', '--role', 'admin');
+    expect(admin.stdout).toMatch(/role admin/);
+    const badRole = await run('token', 'create', '--name', 'x', '--role', 'root');
+    expect(badRole.code).not.toBe(0);
+    expect(badRole.stderr).toMatch(/integration or admin/);
+
+    const listed = await run('token', 'list');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/erp/);
+    expect(listed.stdout).toMatch(/ops/);
+    expect(listed.stdout).not.toContain(token);
+
+    const server = await serve();
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    const pushed = await fetch(`${server.url}/api/v1/products`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ external_id: 'CLI-1', name: 'kept' }),
+    });
+    expect(await pushed.json()).toMatchObject({ created: 1 });
+
+    const whileServing = await run('token', 'list');
+    expect(whileServing.code).toBe(1);
+    expect(whileServing.stderr).toMatch(/data directory .* is in use by another sync-gateway process/);
+
+    expect(await stop(server.child)).toBe(0);
+    expect(server.output()).toMatch(/"msg":"stopped"/);
+
+    const restarted = await serve();
+    try {
+      const list = await (await fetch(`${restarted.url}/api/v1/updated-products`, { headers: auth })).json();
+      expect(list.payload).toEqual([expect.objectContaining({ externalId: 'CLI-1', data: { name: 'kept' } })]);
+    } finally {
+      expect(await stop(restarted.child)).toBe(0);
+    }
+
+    const revoked = await run('token', 'revoke', 'erp');
+    expect(revoked.code).toBe(0);
+    const afterRevoke = await run('token', 'list');
+    expect(afterRevoke.stdout).toMatch(/erp.*\d{4}-\d\d-\d\dT/);
+    const unknown = await run('token', 'revoke', 'nobody');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/No token/);
+
+    const migrate = await run('migrate');
+    expect(migrate.code).toBe(0);
+    expect(migrate.stdout).toMatch(/up to date/);
+  }, 120_000);
+});
+
+const describeWithPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+
+describeWithPostgres('sync-gateway CLI on PostgreSQL (DATABASE_URL)', () => {
+  it('migrates a fresh database and manages tokens in it', async () => {
+    const database = await createPostgresDatabase();
+    const env = { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
+    const run = (...args: string[]) =>
+      new Promise<Result>((resolve) => {
+        const child = spawn(TSX, [CLI, ...args], { env, cwd: ROOT });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d) => (stdout += d));
+        child.stderr.on('data', (d) => (stderr += d));
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    try {
+      const migrated = await run('migrate');
+      expect(migrated).toMatchObject({ code: 0 });
+      expect(migrated.stdout).toMatch(/applied: \d{14}_init/);
+      const created = await run('token', 'create', '--name', 'pg-erp');
+      expect(created.stdout.trim().split('\n').pop()).toMatch(/^sgw_/);
+      expect((await run('token', 'list')).stdout).toMatch(/pg-erp/);
+    } finally {
+      await database.drop();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process';
+import { schema } from '../../src/graphql/schema';
+import { buildOpenApiDocument } from '../../src/rest/openapi';
+import { renderAiContext } from '../../src/rest/ai-context';
+import { fullPath, openApiPath } from '../../src/rest/route-table';
+import { restRoutes } from '../../src/rest/routes';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe('OpenAPI document', () => {
+  const doc: Json = buildOpenApiDocument(schema, restRoutes);
+
+  it('documents exactly the routes of the contract plus the public ones', () => {
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops as Json).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const expected = [
+      ...restRoutes.map((r) => `${r.method} ${openApiPath(fullPath(r))}`),
+      'GET /health',
+      'GET /api/doc',
+      'GET /.well-known/ai-context',
+    ];
+    expect(documented.sort()).toEqual(expected.sort());
+  });
+
+  it('has no dangling $ref', () => {
+    const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      const pointer = ref.slice('"$ref":"'.length, -1).replace(/^#\//, '').split('/');
+      const target = pointer.reduce<Json | undefined>((node, key) => node?.[key], doc);
+      expect({ ref, found: target !== undefined }).toEqual({ ref, found: true });
+    }
+  });
+
+  it('documents JSON bodies as bodies, not as query parameters', () => {
+    const sync = doc.paths['/api/v1/products'].post;
+    expect(sync.parameters.map((p: Json) => p.name)).toEqual(['context']);
+    const schemaOf = sync.requestBody.content['application/json'].schema;
+    expect(schemaOf.oneOf[0].properties.products).toMatchObject({ type: 'array', maxItems: 5000 });
+    expect(schemaOf.oneOf[1]).toEqual({ $ref: '#/components/schemas/ProductInput' });
+    expect(doc.components.schemas.ProductInput.required).toEqual(['external_id']);
+
+    const batch = doc.paths['/api/v1/updated-products/batch-delete'].post;
+    expect(batch.parameters).toBeUndefined();
+    expect(batch.requestBody.content['application/json'].schema.properties.ids).toMatchObject({ maxItems: 1000 });
+
+    const ack = doc.paths['/api/v1/updated-products/{id}'].delete;
+    expect(ack.requestBody).toBeUndefined();
+    expect(ack.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path', required: true })]);
+  });
+
+  it('returns full change records in the change list, not just ids', () => {
+    const list = doc.paths['/api/v1/updated-products'].get;
+    const page = doc.components.schemas[list.responses['200'].content['application/json'].schema.$ref.split('/').pop()];
+    const record = doc.components.schemas[page.properties.payload.items.$ref.split('/').pop()];
+    expect(Object.keys(record.properties).sort()).toEqual(
+      ['changedFields', 'context', 'data', 'erpId', 'externalId', 'id', 'isNew', 'updatedAt'].sort(),
+    );
+  });
+
+  it('requires bearer auth except on the public routes, and documents the error responses', () => {
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.paths['/health'].get.security).toEqual([]);
+    const sync = doc.paths['/api/v1/products'].post;
+    expect(Object.keys(sync.responses).sort()).toEqual(['200', '400', '401', '413', '415', '500']);
+    expect(doc.paths['/api/v1/updated-products/{id}'].delete.responses['404']).toBeDefined();
+  });
+
+  it('passes the Redocly linter\'s recommended rules', () => {
+    // Throws (non-zero exit) on any error.
+    execFileSync('npm', ['run', '-s', 'openapi:lint'], { stdio: 'pipe' });
+  });
+});
+
+describe('ai-context document', () => {
+  const text = renderAiContext(restRoutes);
+
+  it('explains authentication, pagination and the error body', () => {
+    expect(text).toMatch(/Authorization: Bearer <token>/);
+    expect(text).toMatch(/`limit` \(default 50/);
+    expect(text).toMatch(/"error": \{"code": "VALIDATION_FAILED"/);
+  });
+
+  it('lists every route with its purpose and an example', () => {
+    for (const route of restRoutes) {
+      const heading = `#### ${route.method} ${openApiPath(fullPath(route))}`;
+      expect(text).toContain(heading);
+      const section = text.slice(text.indexOf(heading)).split('\n#### ')[0]!;
+      expect(section).toContain(route.summary);
+      expect(section).toMatch(/```json/);
+    }
+  });
+});
