@@ -6,7 +6,10 @@ import { verifyToken } from './token.service';
 
 export type PublicRoute = { method: string; path: string };
 
-/** Every route needs `Authorization: Bearer <token>` except the public ones. */
+/**
+ * Every route needs `Authorization: Bearer <token>` except the public ones. (Yoga renders the
+ * GraphiQL page before any plugin runs and never executes a query there.)
+ */
 export function useBearerAuth(options: {
   prisma: PrismaClient;
   publicRoutes: readonly PublicRoute[];
@@ -16,7 +19,7 @@ export function useBearerAuth(options: {
     options.publicRoutes.some((r) => r.path === path && (r.method === method || (r.method === 'GET' && method === 'HEAD')));
   return {
     async onRequest({ request, url, serverContext, endResponse }) {
-      if (isPublic(request.method, url.pathname) || isGraphiqlPage(request, url)) return;
+      if (isPublic(request.method, url.pathname)) return;
       const header = request.headers.get('authorization') ?? '';
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       const auth = match ? await verifyToken(options.prisma, match[1]!, options.lastUsedResolutionMs) : null;
@@ -35,14 +38,4 @@ export function useBearerAuth(options: {
       serverContext.auth = auth;
     },
   };
-}
-
-/** GraphiQL is a static page; the queries it sends carry the token like any client's. */
-function isGraphiqlPage(request: Request, url: URL): boolean {
-  return (
-    request.method === 'GET' &&
-    url.pathname === '/graphql' &&
-    !url.searchParams.has('query') &&
-    (request.headers.get('accept') ?? '').includes('text/html')
-  );
 }

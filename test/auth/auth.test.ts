@@ -50,6 +50,19 @@ describe.each(backends)('bearer authentication on %s', (backend) => {
     expect(ai.headers.get('content-type')).toMatch(/^text\/markdown/);
   });
 
+  it('serves the GraphiQL page without a token, but executes no query without one', async () => {
+    const page = await fetch(`${api.url}/graphql?query=${encodeURIComponent('{ pendingChanges { products } }')}`, {
+      headers: { accept: 'text/html' },
+    });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).not.toMatch(/"pendingChanges":\{/);
+    const query = await fetch(`${api.url}/graphql?query=${encodeURIComponent('{ pendingChanges { products } }')}`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(query.status).toBe(401);
+  });
+
   it('stores only the SHA-256 of a token, records lastUsedAt and stops accepting it once revoked', async () => {
     const { token, summary } = await createToken(db.prisma, 'webshop', 'integration');
     expect(token).toMatch(/^sgw_[A-Za-z0-9_-]{43}$/); // 32 random bytes, base64url
