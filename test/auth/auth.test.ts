@@ -1,20 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createToken, listTokens, revokeToken } from '../../src/auth/token.service';
-import { backends, openTestDatabase, type TestDatabase } from '../support/database';
-import { startTestServer, type TestServer } from '../support/http';
+import { backends } from '../support/database';
+import { useApiFixture } from '../support/http';
 
 describe.each(backends)('bearer authentication on %s', (backend) => {
-  let db: TestDatabase;
-  let api: TestServer;
-
-  beforeAll(async () => {
-    db = await openTestDatabase(backend);
-    api = await startTestServer(db);
-  });
-  afterAll(async () => {
-    await api?.close();
-    await db?.close();
-  });
+  const ctx = useApiFixture(backend);
 
   it.each([
     ['no Authorization header', null, {}],
@@ -26,7 +16,7 @@ describe.each(backends)('bearer authentication on %s', (backend) => {
       ['POST', '/api/v1/products'],
       ['POST', '/graphql'],
     ] as const) {
-      const res = await api.request(method, path, { token, headers, body: method === 'POST' ? {} : undefined });
+      const res = await ctx.api.request(method, path, { token, headers, body: method === 'POST' ? {} : undefined });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
       expect(res.body.error).toEqual(
@@ -36,60 +26,60 @@ describe.each(backends)('bearer authentication on %s', (backend) => {
   });
 
   it('rejects a request before touching data', async () => {
-    await api.request('POST', '/api/v1/products', { token: null, body: { external_id: 'NOPE' } });
-    expect(await db.prisma.product.count({ where: { externalId: 'NOPE' } })).toBe(0);
+    await ctx.api.request('POST', '/api/v1/products', { token: null, body: { external_id: 'NOPE' } });
+    expect(await ctx.db.prisma.product.count({ where: { externalId: 'NOPE' } })).toBe(0);
   });
 
   it('serves /health, /api/doc and /.well-known/ai-context without a token', async () => {
-    const health = await api.request('GET', '/health', { token: null });
+    const health = await ctx.api.request('GET', '/health', { token: null });
     expect(health.status).toBe(200);
     expect(health.body).toEqual({ status: 'ok', backend });
-    expect((await api.request('GET', '/api/doc', { token: null })).status).toBe(200);
-    const ai = await api.request('GET', '/.well-known/ai-context', { token: null });
+    expect((await ctx.api.request('GET', '/api/doc', { token: null })).status).toBe(200);
+    const ai = await ctx.api.request('GET', '/.well-known/ai-context', { token: null });
     expect(ai.status).toBe(200);
     expect(ai.headers.get('content-type')).toMatch(/^text\/markdown/);
   });
 
   it('serves the GraphiQL page without a token, but executes no query without one', async () => {
-    const page = await fetch(`${api.url}/graphql?query=${encodeURIComponent('{ pendingChanges { products } }')}`, {
+    const page = await fetch(`${ctx.api.url}/graphql?query=${encodeURIComponent('{ pendingChanges { products } }')}`, {
       headers: { accept: 'text/html' },
     });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await page.text()).not.toMatch(/"pendingChanges":\{/);
-    const query = await fetch(`${api.url}/graphql?query=${encodeURIComponent('{ pendingChanges { products } }')}`, {
+    const query = await fetch(`${ctx.api.url}/graphql?query=${encodeURIComponent('{ pendingChanges { products } }')}`, {
       headers: { accept: 'application/json' },
     });
     expect(query.status).toBe(401);
   });
 
   it('stores only the SHA-256 of a token, records lastUsedAt and stops accepting it once revoked', async () => {
-    const { token, summary } = await createToken(db.prisma, 'webshop', 'integration');
+    const { token, summary } = await createToken(ctx.db.prisma, 'webshop', 'integration');
     expect(token).toMatch(/^sgw_[A-Za-z0-9_-]{43}$/); // 32 random bytes, base64url
-    const row = await db.prisma.apiToken.findUniqueOrThrow({ where: { id: summary.id } });
+    const row = await ctx.db.prisma.apiToken.findUniqueOrThrow({ where: { id: summary.id } });
     expect(row.tokenHash).toBe(createHash('sha256').update(token).digest('hex'));
     expect(JSON.stringify(row)).not.toContain(token.slice(4));
     expect(row.lastUsedAt).toBeNull();
 
-    expect((await api.request('GET', '/api/v1/updated-products', { token })).status).toBe(200);
-    const used = await db.prisma.apiToken.findUniqueOrThrow({ where: { id: summary.id } });
+    expect((await ctx.api.request('GET', '/api/v1/updated-products', { token })).status).toBe(200);
+    const used = await ctx.db.prisma.apiToken.findUniqueOrThrow({ where: { id: summary.id } });
     expect(used.lastUsedAt).toBeInstanceOf(Date);
 
-    await revokeToken(db.prisma, 'webshop');
-    expect((await api.request('GET', '/api/v1/updated-products', { token })).status).toBe(401);
-    expect((await listTokens(db.prisma)).find((t) => t.id === summary.id)?.revokedAt).toBeInstanceOf(Date);
+    await revokeToken(ctx.db.prisma, 'webshop');
+    expect((await ctx.api.request('GET', '/api/v1/updated-products', { token })).status).toBe(401);
+    expect((await listTokens(ctx.db.prisma)).find((t) => t.id === summary.id)?.revokedAt).toBeInstanceOf(Date);
   });
 
   it('refuses a duplicate token name and an unknown revoke target', async () => {
-    await createToken(db.prisma, 'dup');
-    await expect(createToken(db.prisma, 'dup')).rejects.toMatchObject({ code: 'CONFLICT' });
-    await expect(revokeToken(db.prisma, 'no-such-token')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await createToken(ctx.db.prisma, 'dup');
+    await expect(createToken(ctx.db.prisma, 'dup')).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(revokeToken(ctx.db.prisma, 'no-such-token')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('returns the caller\'s X-Request-Id when it is sane, and a fresh one otherwise', async () => {
-    const given = await api.request('GET', '/health', { token: null, headers: { 'x-request-id': 'erp-batch-42' } });
+    const given = await ctx.api.request('GET', '/health', { token: null, headers: { 'x-request-id': 'erp-batch-42' } });
     expect(given.headers.get('x-request-id')).toBe('erp-batch-42');
-    const hostile = await api.request('GET', '/health', { token: null, headers: { 'x-request-id': 'a b<script>' } });
+    const hostile = await ctx.api.request('GET', '/health', { token: null, headers: { 'x-request-id': 'a b<script>' } });
     expect(hostile.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

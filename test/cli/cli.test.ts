@@ -10,6 +10,17 @@ const CLI = path.join(ROOT, 'src', 'cli', 'main.ts');
 
 type Result = { code: number | null; stdout: string; stderr: string };
 
+function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(TSX, [CLI, ...args], { env, cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 describe('sync-gateway CLI and server process (embedded PGlite)', () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
@@ -20,15 +31,7 @@ describe('sync-gateway CLI and server process (embedded PGlite)', () => {
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-  const run = (...args: string[]): Promise<Result> =>
-    new Promise((resolve) => {
-      const child = spawn(TSX, [CLI, ...args], { env, cwd: ROOT });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+  const run = (...args: string[]) => runCli(env, args);
 
   /** Starts `serve` and resolves with its URL once it logs that it listens. */
   const serve = (): Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string }> =>
@@ -116,15 +119,7 @@ describeWithPostgres('sync-gateway CLI on PostgreSQL (DATABASE_URL)', () => {
   it('migrates a fresh database and manages tokens in it', async () => {
     const database = await createPostgresDatabase();
     const env = { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
-    const run = (...args: string[]) =>
-      new Promise<Result>((resolve) => {
-        const child = spawn(TSX, [CLI, ...args], { env, cwd: ROOT });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d) => (stdout += d));
-        child.stderr.on('data', (d) => (stderr += d));
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
-      });
+    const run = (...args: string[]) => runCli(env, args);
     try {
       const migrated = await run('migrate');
       expect(migrated).toMatchObject({ code: 0 });

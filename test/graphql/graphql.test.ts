@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { printedSchema } from '../../src/graphql/schema';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
-import { startTestServer, type TestServer } from '../support/http';
+import { startTestServer, useApiFixture, type TestServer } from '../support/http';
 
 it('schema.graphql is the printed Pothos schema (run `npm run schema:print` after a schema change)', () => {
   const committed = readFileSync(path.join(__dirname, '..', '..', 'schema.graphql'), 'utf8');
@@ -12,13 +12,10 @@ it('schema.graphql is the printed Pothos schema (run `npm run schema:print` afte
 });
 
 describe.each(backends)('GraphQL at /graphql on %s', (backend) => {
-  let db: TestDatabase;
-  let api: TestServer;
+  const ctx = useApiFixture(backend);
 
   beforeAll(async () => {
-    db = await openTestDatabase(backend);
-    api = await startTestServer(db);
-    await api.graphql(
+    await ctx.api.graphql(
       `mutation { syncProducts(products: [
         {external_id: "G1", name: "one", price: 1},
         {external_id: "G2", name: "two", price: 2},
@@ -26,13 +23,8 @@ describe.each(backends)('GraphQL at /graphql on %s', (backend) => {
       ]) { created } }`,
     );
   });
-  afterAll(async () => {
-    await api?.close();
-    await db?.close();
-  });
-
   it('runs the same sync mutation the REST route runs, with per-record errors', async () => {
-    const res = await api.graphql(
+    const res = await ctx.api.graphql(
       'mutation($p: [JSON]!) { syncProducts(products: $p, context: "gql") { success processed created updated errors { index external_id field message } } }',
       { p: [{ external_id: 'G9', price: 9 }, { external_id: 'G10', price: 'free' }] },
     );
@@ -46,7 +38,7 @@ describe.each(backends)('GraphQL at /graphql on %s', (backend) => {
   });
 
   it('serves the change list with the envelope of the REST route', async () => {
-    const res = await api.graphql('{ updatedProducts(limit: 2) { payload { externalId isNew changedFields data } meta { total limit offset } } }');
+    const res = await ctx.api.graphql('{ updatedProducts(limit: 2) { payload { externalId isNew changedFields data } meta { total limit offset } } }');
     expect(res.body.data.updatedProducts.meta).toEqual({ total: 4, limit: 2, offset: 0 });
     expect(res.body.data.updatedProducts.payload[0]).toEqual({
       externalId: 'G1',
@@ -57,36 +49,36 @@ describe.each(backends)('GraphQL at /graphql on %s', (backend) => {
   });
 
   it('gives dashboards products with filters, one product by id or external id, and pending counts', async () => {
-    const one = await api.graphql('{ product(externalId: "G2") { id externalId pending revision data } }');
+    const one = await ctx.api.graphql('{ product(externalId: "G2") { id externalId pending revision data } }');
     expect(one.body.data.product).toMatchObject({ externalId: 'G2', pending: true, revision: 1, data: { name: 'two', price: 2 } });
-    const byId = await api.graphql('query($id: Int) { product(id: $id) { externalId } }', { id: one.body.data.product.id });
+    const byId = await ctx.api.graphql('query($id: Int) { product(id: $id) { externalId } }', { id: one.body.data.product.id });
     expect(byId.body.data.product.externalId).toBe('G2');
-    expect((await api.graphql('{ product(externalId: "nope") { id } }')).body.data.product).toBeNull();
+    expect((await ctx.api.graphql('{ product(externalId: "nope") { id } }')).body.data.product).toBeNull();
 
-    await api.graphql('mutation($id: Int!) { acknowledgeProduct(id: $id) { success } }', { id: one.body.data.product.id });
-    const pendingOnly = await api.graphql('{ products(filter: {pending: true}) { payload { externalId } meta { total } } }');
+    await ctx.api.graphql('mutation($id: Int!) { acknowledgeProduct(id: $id) { success } }', { id: one.body.data.product.id });
+    const pendingOnly = await ctx.api.graphql('{ products(filter: {pending: true}) { payload { externalId } meta { total } } }');
     expect(pendingOnly.body.data.products.meta.total).toBe(3);
     expect(pendingOnly.body.data.products.payload.map((p: { externalId: string }) => p.externalId)).not.toContain('G2');
-    expect((await api.graphql('{ pendingChanges { products } }')).body.data.pendingChanges.products).toBe(3);
+    expect((await ctx.api.graphql('{ pendingChanges { products } }')).body.data.pendingChanges.products).toBe(3);
   });
 
   it('carries the REST error codes in extensions.code', async () => {
-    const notFound = await api.graphql('mutation { acknowledgeProduct(id: 987654) { success } }');
+    const notFound = await ctx.api.graphql('mutation { acknowledgeProduct(id: 987654) { success } }');
     expect(notFound.body.errors[0].extensions.code).toBe('NOT_FOUND');
 
-    const badVariable = await api.graphql('query($l: Int) { updatedProducts(limit: $l) { meta { total } } }', { l: 'abc' });
+    const badVariable = await ctx.api.graphql('query($l: Int) { updatedProducts(limit: $l) { meta { total } } }', { l: 'abc' });
     expect(badVariable.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
 
-    const badLimit = await api.graphql('{ updatedProducts(limit: -1) { meta { total } } }');
+    const badLimit = await ctx.api.graphql('{ updatedProducts(limit: -1) { meta { total } } }');
     expect(badLimit.body.errors[0].extensions).toMatchObject({
       code: 'VALIDATION_FAILED',
       details: [{ field: 'limit', message: expect.any(String) }],
     });
 
-    const unknownField = await api.graphql('{ nothing }');
+    const unknownField = await ctx.api.graphql('{ nothing }');
     expect(unknownField.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
 
-    const tooMany = await api.graphql('mutation($ids: [Int!]!) { acknowledgeProducts(ids: $ids) { acknowledged } }', {
+    const tooMany = await ctx.api.graphql('mutation($ids: [Int!]!) { acknowledgeProducts(ids: $ids) { acknowledged } }', {
       ids: Array.from({ length: 1001 }, (_, i) => i),
     });
     expect(tooMany.body.errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { createApp } from '../../src/app';
 import { createToken } from '../../src/auth/token.service';
-import type { TestDatabase } from './database';
+import type { Backend } from '../../src/db/database';
+import { openTestDatabase, type TestDatabase } from './database';
 
 export type JsonResponse<T = any> = { status: number; headers: Headers; body: T; text: string }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -65,5 +66,36 @@ export async function startTestServer(
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
+  };
+}
+
+export type ApiFixture = { readonly db: TestDatabase; readonly api: TestServer };
+
+/**
+ * Registers beforeAll/afterAll hooks that give a describe block its own migrated database and a
+ * running server; read `db` and `api` inside tests.
+ */
+export function useApiFixture(backend: Backend, options?: Parameters<typeof startTestServer>[1]): ApiFixture {
+  let db: TestDatabase | undefined;
+  let api: TestServer | undefined;
+  beforeAll(async () => {
+    db = await openTestDatabase(backend);
+    api = await startTestServer(db, options);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await db?.close();
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the API fixture is only available inside tests');
+    return value;
+  };
+  return {
+    get db() {
+      return ready(db);
+    },
+    get api() {
+      return ready(api);
+    },
   };
 }
