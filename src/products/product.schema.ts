@@ -1,10 +1,11 @@
 import { builder } from '../graphql/builder';
-import { AckResult, BatchAckResult, PageMeta, PendingChanges, SyncResult } from '../graphql/common-types';
+import { AckResult, BatchAckResult, PendingChanges, SyncResult } from '../graphql/common-types';
+import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { validationFailed } from '../errors/app-error';
-import { resolvePage } from '../changes/pagination';
 import {
   acknowledgeProduct,
   acknowledgeProducts,
+  listProducts,
   listUpdatedProducts,
   syncProducts,
   DEFAULT_CONTEXT,
@@ -50,23 +51,8 @@ export const Product = builder.prismaObject('Product', {
   }),
 });
 
-const ProductChangePage = builder
-  .objectRef<{ payload: unknown[]; meta: { total: number; limit: number; offset: number } }>('ProductChangePage')
-  .implement({
-    fields: (t) => ({
-      payload: t.field({ type: [ProductChange], resolve: (page) => page.payload as never }),
-      meta: t.field({ type: PageMeta, resolve: (page) => page.meta }),
-    }),
-  });
-
-const ProductPage = builder
-  .objectRef<{ payload: unknown[]; meta: { total: number; limit: number; offset: number } }>('ProductPage')
-  .implement({
-    fields: (t) => ({
-      payload: t.field({ type: [Product], resolve: (page) => page.payload as never }),
-      meta: t.field({ type: PageMeta, resolve: (page) => page.meta }),
-    }),
-  });
+const ProductChangePage = pageOf('ProductChangePage', ProductChange);
+const ProductPage = pageOf('ProductPage', Product);
 
 const ProductFilter = builder.inputType('ProductFilter', {
   fields: (t) => ({
@@ -76,46 +62,19 @@ const ProductFilter = builder.inputType('ProductFilter', {
   }),
 });
 
-const pageArgs = (t: Parameters<Parameters<typeof builder.queryField>[1]>[0]) => ({
-  since: t.arg({ type: 'DateTime', description: 'Only records updated after this time (ISO 8601).' }),
-  limit: t.arg.int({ description: 'Page size; default 50, values above 500 are clamped to 500.' }),
-  offset: t.arg.int({ description: 'Records to skip; default 0.' }),
-});
-
 builder.queryFields((t) => ({
   updatedProducts: t.field({
     type: ProductChangePage,
     description:
       'Products with pending changes, ordered by updatedAt then id. Listing a record records the revision shown, which a later acknowledgement covers.',
-    args: pageArgs(t),
+    args: changeListArgs,
     resolve: (_root, args, ctx) => listUpdatedProducts(ctx.prisma, args),
   }),
   products: t.field({
     type: ProductPage,
     description: 'All products for dashboards, newest change first. Listing here does not affect acknowledgements.',
-    args: {
-      filter: t.arg({ type: ProductFilter }),
-      limit: t.arg.int(),
-      offset: t.arg.int(),
-    },
-    resolve: async (_root, args, ctx) => {
-      const page = resolvePage(args);
-      const where = {
-        ...(args.filter?.pending != null ? { pending: args.filter.pending } : {}),
-        ...(args.filter?.externalId ? { externalId: args.filter.externalId } : {}),
-        ...(args.filter?.updatedSince ? { updatedAt: { gt: args.filter.updatedSince } } : {}),
-      };
-      const [payload, total] = await Promise.all([
-        ctx.prisma.product.findMany({
-          where,
-          orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
-          skip: page.offset,
-          take: page.limit,
-        }),
-        ctx.prisma.product.count({ where }),
-      ]);
-      return { payload, meta: { total, limit: page.limit, offset: page.offset } };
-    },
+    args: { filter: t.arg({ type: ProductFilter }), ...pageArgs },
+    resolve: (_root, args, ctx) => listProducts(ctx.prisma, args.filter ?? {}, args),
   }),
   product: t.prismaField({
     type: Product,

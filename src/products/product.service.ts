@@ -1,7 +1,8 @@
 import type { PrismaClient, Product } from '../generated/prisma/client';
 import { AppError, notFound, validationFailed } from '../errors/app-error';
 import { formatPath } from '../errors/zod-details';
-import type { SyncErrorShape, SyncResultShape, PageMetaShape, BatchAckResultShape } from '../graphql/common-types';
+import type { SyncErrorShape, SyncResultShape, BatchAckResultShape } from '../graphql/common-types';
+import type { PageShape } from '../graphql/pages';
 import { resolvePage, type PageArgs } from '../changes/pagination';
 import { acknowledge, markListed } from '../changes/tracked-table';
 import { upsertTracked, type IncomingRecord } from '../changes/tracked-sync';
@@ -51,11 +52,36 @@ export async function syncProducts(
   };
 }
 
+export type ProductFilter = {
+  pending?: boolean | null;
+  externalId?: string | null;
+  updatedSince?: Date | null;
+};
+
+/** All products for dashboards, newest change first; does not touch the acknowledgement ledger. */
+export async function listProducts(
+  prisma: PrismaClient,
+  filter: ProductFilter,
+  args: PageArgs,
+): Promise<PageShape<Product>> {
+  const page = resolvePage(args);
+  const where = {
+    ...(filter.pending != null ? { pending: filter.pending } : {}),
+    ...(filter.externalId ? { externalId: filter.externalId } : {}),
+    ...(filter.updatedSince ? { updatedAt: { gt: filter.updatedSince } } : {}),
+  };
+  const [payload, total] = await Promise.all([
+    prisma.product.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
+    prisma.product.count({ where }),
+  ]);
+  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+}
+
 /** Products with pending changes, oldest change first; the page is remembered for the ack. */
 export async function listUpdatedProducts(
   prisma: PrismaClient,
   args: PageArgs,
-): Promise<{ payload: Product[]; meta: PageMetaShape }> {
+): Promise<PageShape<Product>> {
   const page = resolvePage(args);
   const where = { pending: true, ...(page.since ? { updatedAt: { gt: page.since } } : {}) };
   const [payload, total] = await Promise.all([

@@ -4,10 +4,8 @@ import {
   GraphQLBoolean,
   GraphQLFloat,
   GraphQLInt,
-  isEnumType,
   isListType,
   isNonNullType,
-  isScalarType,
   type GraphQLArgument,
   type GraphQLInputType,
   type GraphQLSchema,
@@ -65,8 +63,7 @@ function textToValue(text: string, type: GraphQLInputType): unknown {
     return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text.trim()) ? Number(text) : text;
   }
   if (named === GraphQLBoolean) return text === 'true' ? true : text === 'false' ? false : text;
-  if (isScalarType(named) || isEnumType(named)) return text;
-  return text;
+  return text; // strings, IDs, enums and custom scalars parse text themselves
 }
 
 function plainMessage(message: string): string {

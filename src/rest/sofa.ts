@@ -1,4 +1,4 @@
-import type { GraphQLSchema } from 'graphql';
+import { getNamedType, type GraphQLSchema } from 'graphql';
 import { useSofa as sofaRouter } from 'sofa-api';
 import type { RestRoute } from './route-table';
 
@@ -26,7 +26,8 @@ export function sofaConfig(schema: GraphQLSchema, routes: readonly RestRoute[]) 
 function pageTypeOf(schema: GraphQLSchema, route: RestRoute): string {
   const [, fieldName] = route.field.split('.') as [string, string];
   const field = schema.getQueryType()?.getFields()[fieldName];
-  return field ? String(field.type).replace(/[!\[\]]/g, '') : '';
+  if (!field) throw new Error(`Route ${route.path} names unknown field ${route.field}`);
+  return getNamedType(field.type).name;
 }
 
 /** The OpenAPI document exactly as SOFA generates it (corrected in openapi.ts). */

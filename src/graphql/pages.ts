@@ -1,0 +1,31 @@
+import type { ObjectRef } from '@pothos/core';
+import { builder } from './builder';
+import { PageMeta, type PageMetaShape } from './common-types';
+
+type Types = typeof builder.$inferSchemaTypes;
+
+export type PageShape<Item> = { payload: Item[]; meta: PageMetaShape };
+
+/** `{payload: [Item], meta: PageMeta}`, the envelope of every list (SPEC 2.2). */
+export function pageOf<Item>(name: string, item: ObjectRef<Types, Item>, description?: string) {
+  return builder.objectRef<PageShape<Item>>(name).implement({
+    ...(description ? { description } : {}),
+    fields: (t) => ({
+      payload: t.field({ type: [item], resolve: (page) => page.payload }),
+      meta: t.field({ type: PageMeta, resolve: (page) => page.meta }),
+    }),
+  });
+}
+
+/** since/limit/offset of the change lists (SPEC 4.1). */
+export const changeListArgs = builder.args((t) => ({
+  since: t.field({ type: 'DateTime', description: 'Only records updated after this time (ISO 8601).' }),
+  limit: t.int({ description: 'Page size; default 50, values above 500 are clamped to 500.' }),
+  offset: t.int({ description: 'Records to skip; default 0.' }),
+}));
+
+/** limit/offset of the dashboard lists. */
+export const pageArgs = builder.args((t) => ({
+  limit: t.int({ description: 'Page size; default 50, values above 500 are clamped to 500.' }),
+  offset: t.int({ description: 'Records to skip; default 0.' }),
+}));
