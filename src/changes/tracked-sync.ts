@@ -2,110 +2,112 @@ import type { PrismaClient } from '../generated/prisma/client';
 import { changedFieldNames, mergeFields, type FieldMap } from './diff';
 import { pendingFieldsSql, type SqlRunner, type TrackedTableName } from './tracked-table';
 
+/** A top-level column of a tracked table that is diffed like a data field (erp_id, type, …). */
+export type TrackedColumn = { name: string; sqlType: 'int' | 'text' | 'double precision' };
+
+export type TrackedTableSpec = { table: TrackedTableName; columns: readonly TrackedColumn[] };
+
 /** One valid inbound record, already validated by its domain. */
 export type IncomingRecord = {
   externalId: string;
-  /** undefined: not sent, keep the stored value. */
-  erpId?: number | null | undefined;
+  /** Column values keyed by column name; undefined means not sent: keep the stored value. */
+  columns: Record<string, unknown>;
   fields: FieldMap;
 };
 
 export type RecordOutcome = 'created' | 'updated' | 'unchanged';
 
-type StoredRow = {
-  id: number;
-  external_id: string;
-  erp_id: number | null;
-  data: FieldMap;
-  revision: number;
-  field_revisions: Record<string, number>;
-};
+/** A row this batch inserted or changed, as stored after the batch. */
+export type WrittenRow = { id: number; externalId: string; columns: Record<string, unknown>; data: FieldMap };
 
 type WorkingState = {
   id: number | undefined;
   externalId: string;
-  erpId: number | null;
+  columns: Record<string, unknown>;
   data: FieldMap;
   revision: number;
   fieldRevisions: Record<string, number>;
   dirty: boolean;
 };
 
-const ERP_ID_FIELD = 'erp_id';
 const MAX_ATTEMPTS = 3;
 
 class ConcurrentInsertError extends Error {}
 
 /**
- * Upserts a batch into a tracked table in one transaction: locks the stored rows, diffs field
- * by field, inserts the new rows and updates the changed ones with one set-based statement each.
- * Records are applied in request order, so a later record with the same external id wins.
+ * Runs `work` in one transaction, retried when another request inserted one of its new external
+ * ids first (the retry then sees and updates that row).
  */
-export async function upsertTracked(
-  prisma: PrismaClient,
-  table: TrackedTableName,
-  records: readonly IncomingRecord[],
-  context: string,
-): Promise<RecordOutcome[]> {
-  if (records.length === 0) return [];
+export async function inTransaction<T>(prisma: PrismaClient, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await prisma.$transaction((tx) => upsertInTransaction(tx, table, records, context), {
-        maxWait: 30_000,
-        timeout: 120_000,
-      });
+      return await prisma.$transaction((tx) => work(tx), { maxWait: 30_000, timeout: 120_000 });
     } catch (error) {
-      // Another request inserted one of our new external ids first: the retry sees its row.
       if (!(error instanceof ConcurrentInsertError) || attempt >= MAX_ATTEMPTS) throw error;
     }
   }
 }
 
-async function upsertInTransaction(
+/**
+ * Upserts a batch into a tracked table inside the caller's transaction: locks the stored rows,
+ * diffs field by field, then inserts the new rows and updates the changed ones with one
+ * set-based statement each. Records apply in order, so a later record with the same external id
+ * wins. Returns one outcome per record and the rows written.
+ */
+export async function upsertTracked(
   tx: SqlRunner,
-  table: TrackedTableName,
+  spec: TrackedTableSpec,
   records: readonly IncomingRecord[],
   context: string,
-): Promise<RecordOutcome[]> {
-  const externalIds = [...new Set(records.map((r) => r.externalId))];
-  const stored = await tx.$queryRawUnsafe<StoredRow[]>(
-    `SELECT id, external_id, erp_id, data, revision, field_revisions FROM "${table}"
+): Promise<{ outcomes: RecordOutcome[]; written: WrittenRow[] }> {
+  if (records.length === 0) return { outcomes: [], written: [] };
+  const columnList = spec.columns.map((c) => c.name);
+  const stored = await tx.$queryRawUnsafe<Array<Record<string, unknown>>>(
+    `SELECT id, external_id, data, revision, field_revisions${columnList.map((c) => `, ${c}`).join('')}
+       FROM "${spec.table}"
       WHERE external_id IN (SELECT jsonb_array_elements_text($1::jsonb))
       ORDER BY id FOR UPDATE`,
-    JSON.stringify(externalIds),
+    JSON.stringify([...new Set(records.map((r) => r.externalId))]),
   );
   const states = new Map<string, WorkingState>(
     stored.map((row) => [
-      row.external_id,
+      row.external_id as string,
       {
-        id: row.id,
-        externalId: row.external_id,
-        erpId: row.erp_id,
-        data: row.data,
+        id: row.id as number,
+        externalId: row.external_id as string,
+        columns: Object.fromEntries(columnList.map((c) => [c, row[c]])),
+        data: row.data as FieldMap,
         // Every change of this batch to a stored record shares one new revision.
-        revision: row.revision + 1,
-        fieldRevisions: row.field_revisions,
+        revision: (row.revision as number) + 1,
+        fieldRevisions: row.field_revisions as Record<string, number>,
         dirty: false,
       },
     ]),
   );
 
-  const outcomes = records.map((record) => applyRecord(states, record));
+  const outcomes = records.map((record) => applyRecord(states, record, columnList));
   const all = [...states.values()];
-  await insertNew(tx, table, all.filter((s) => s.id === undefined), context);
-  await updateChanged(tx, table, all.filter((s) => s.id !== undefined && s.dirty), context);
-  return outcomes;
+  const inserted = await insertNew(tx, spec, all.filter((s) => s.id === undefined), context);
+  const updated = all.filter((s) => s.id !== undefined && s.dirty);
+  await updateChanged(tx, spec, updated, context);
+  const written = [...inserted, ...updated].map(({ id, externalId, columns, data }) => ({
+    id: id!,
+    externalId,
+    columns,
+    data,
+  }));
+  return { outcomes, written };
 }
 
-function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord): RecordOutcome {
+function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord, columnList: string[]): RecordOutcome {
+  const sentColumns = Object.fromEntries(columnList.filter((c) => record.columns[c] !== undefined).map((c) => [c, record.columns[c]]));
   const state = states.get(record.externalId);
   if (!state) {
-    const fieldNames = Object.keys(record.fields);
-    if (record.erpId !== undefined) fieldNames.push(ERP_ID_FIELD);
+    const fieldNames = [...Object.keys(record.fields), ...Object.keys(sentColumns)];
     states.set(record.externalId, {
       id: undefined,
       externalId: record.externalId,
-      erpId: record.erpId ?? null,
+      columns: Object.fromEntries(columnList.map((c) => [c, sentColumns[c] ?? null])),
       data: record.fields,
       revision: 1,
       fieldRevisions: Object.fromEntries(fieldNames.map((f) => [f, 1])),
@@ -113,70 +115,73 @@ function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord):
     });
     return 'created';
   }
-  const changed = changedFieldNames(state.data, record.fields);
-  if (record.erpId !== undefined && record.erpId !== state.erpId) changed.push(ERP_ID_FIELD);
+  const changed = [
+    ...changedFieldNames(state.data, record.fields),
+    ...changedFieldNames(state.columns, sentColumns),
+  ];
   if (changed.length === 0) return 'unchanged';
   state.data = mergeFields(state.data, record.fields);
-  if (record.erpId !== undefined) state.erpId = record.erpId;
+  state.columns = mergeFields(state.columns, sentColumns);
   for (const field of changed) state.fieldRevisions[field] = state.revision;
   state.dirty = true;
   return 'updated';
 }
 
+function rowsJson(rows: WorkingState[], withId: boolean): string {
+  return JSON.stringify(
+    rows.map((s) => ({
+      ...(withId ? { id: s.id, revision: s.revision } : {}),
+      external_id: s.externalId,
+      data: s.data,
+      field_revisions: s.fieldRevisions,
+      ...s.columns,
+    })),
+  );
+}
+
+const recordsetColumns = (spec: TrackedTableSpec) => spec.columns.map((c) => `, ${c.name} ${c.sqlType}`).join('');
+
 async function insertNew(
   tx: SqlRunner,
-  table: TrackedTableName,
+  spec: TrackedTableSpec,
   rows: WorkingState[],
   context: string,
-): Promise<void> {
-  if (rows.length === 0) return;
-  const inserted = await tx.$queryRawUnsafe<Array<{ n: number }>>(
-    `WITH ins AS (
-       INSERT INTO "${table}" (external_id, erp_id, data, context, revision, acked_revision,
-                               field_revisions, changed_fields, is_new, pending, created_at, updated_at)
-       SELECT v.external_id, v.erp_id, v.data, $2, 1, 0, v.field_revisions,
-              ${pendingFieldsSql('v.field_revisions', '0')}, true, true, now(), now()
-         FROM jsonb_to_recordset($1::jsonb) AS v(external_id text, erp_id int, data jsonb, field_revisions jsonb)
-       ON CONFLICT (external_id) DO NOTHING
-       RETURNING 1)
-     SELECT count(*)::int AS n FROM ins`,
-    JSON.stringify(
-      rows.map((s) => ({
-        external_id: s.externalId,
-        erp_id: s.erpId,
-        data: s.data,
-        field_revisions: s.fieldRevisions,
-      })),
-    ),
+): Promise<WorkingState[]> {
+  if (rows.length === 0) return [];
+  const cols = spec.columns.map((c) => `, ${c.name}`).join('');
+  const vcols = spec.columns.map((c) => `, v.${c.name}`).join('');
+  const inserted = await tx.$queryRawUnsafe<Array<{ id: number; external_id: string }>>(
+    `INSERT INTO "${spec.table}" (external_id, data, context, revision, acked_revision, field_revisions,
+                                  changed_fields, is_new, pending, created_at, updated_at${cols})
+     SELECT v.external_id, v.data, $2, 1, 0, v.field_revisions,
+            ${pendingFieldsSql('v.field_revisions', '0')}, true, true, now(), now()${vcols}
+       FROM jsonb_to_recordset($1::jsonb) AS v(external_id text, data jsonb, field_revisions jsonb${recordsetColumns(spec)})
+     ON CONFLICT (external_id) DO NOTHING
+     RETURNING id, external_id`,
+    rowsJson(rows, false),
     context,
   );
-  if (inserted[0]?.n !== rows.length) throw new ConcurrentInsertError();
+  if (inserted.length !== rows.length) throw new ConcurrentInsertError();
+  const ids = new Map(inserted.map((r) => [r.external_id, r.id]));
+  for (const row of rows) row.id = ids.get(row.externalId);
+  return rows;
 }
 
 async function updateChanged(
   tx: SqlRunner,
-  table: TrackedTableName,
+  spec: TrackedTableSpec,
   rows: WorkingState[],
   context: string,
 ): Promise<void> {
   if (rows.length === 0) return;
   await tx.$executeRawUnsafe(
-    `UPDATE "${table}" AS t SET
-        erp_id = v.erp_id, data = v.data, context = $2, revision = v.revision,
-        field_revisions = v.field_revisions,
+    `UPDATE "${spec.table}" AS t SET
+        data = v.data, context = $2, revision = v.revision, field_revisions = v.field_revisions,
         changed_fields = ${pendingFieldsSql('v.field_revisions', 't.acked_revision')},
-        pending = true, updated_at = now()
-       FROM jsonb_to_recordset($1::jsonb) AS v(id int, erp_id int, data jsonb, revision int, field_revisions jsonb)
+        pending = true, updated_at = now()${spec.columns.map((c) => `, ${c.name} = v.${c.name}`).join('')}
+       FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int, external_id text, data jsonb, field_revisions jsonb${recordsetColumns(spec)})
       WHERE t.id = v.id`,
-    JSON.stringify(
-      rows.map((s) => ({
-        id: s.id,
-        erp_id: s.erpId,
-        data: s.data,
-        revision: s.revision,
-        field_revisions: s.fieldRevisions,
-      })),
-    ),
+    rowsJson(rows, true),
     context,
   );
 }

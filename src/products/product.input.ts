@@ -1,7 +1,6 @@
 import { z } from 'zod';
 
 export const MAX_PRODUCTS_PER_REQUEST = 5000;
-export const MAX_IDS_PER_ACK = 1000;
 
 /**
  * The fields SPEC 2.7 names are checked; any other field the ERP sends is kept in `data`

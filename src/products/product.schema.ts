@@ -1,15 +1,9 @@
 import { builder } from '../graphql/builder';
-import { AckResult, BatchAckResult, PendingChanges, SyncResult } from '../graphql/common-types';
+import { registerTrackedOperations } from '../changes/tracked-graphql';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { validationFailed } from '../errors/app-error';
-import {
-  acknowledgeProduct,
-  acknowledgeProducts,
-  listProducts,
-  listUpdatedProducts,
-  syncProducts,
-  DEFAULT_CONTEXT,
-} from './product.service';
+import { MAX_PRODUCTS_PER_REQUEST } from './product.input';
+import { listProducts, listUpdatedProducts, syncProducts } from './product.service';
 
 /** A product with pending changes, exactly the record of SPEC 2.1. */
 export const ProductChange = builder.prismaObject('Product', {
@@ -93,35 +87,11 @@ builder.queryFields((t) => ({
   }),
 }));
 
-builder.mutationFields((t) => ({
-  syncProducts: t.field({
-    type: SyncResult,
-    description:
-      'Inbound product sync (up to 5,000 per request). Each record is validated alone: bad records are reported in errors, the good ones are stored. Fields left out keep their stored value.',
-    args: {
-      products: t.arg({ type: ['JSON'], required: { list: true, items: false }, description: 'Product objects (SPEC 2.7 plus any extra fields).' }),
-      context: t.arg.string({ description: `Sync context label stored on changed records; default "${DEFAULT_CONTEXT}".` }),
-    },
-    resolve: (_root, args, ctx) => syncProducts(ctx.prisma, args.products, args.context ?? undefined),
-  }),
-  acknowledgeProduct: t.field({
-    type: AckResult,
-    description:
-      'Acknowledges the changes of one product up to the revision last listed. A change that arrived after that listing stays pending.',
-    args: { id: t.arg.int({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      await acknowledgeProduct(ctx.prisma, args.id);
-      return { success: true, acknowledged: 1 };
-    },
-  }),
-  acknowledgeProducts: t.field({
-    type: BatchAckResult,
-    description: 'Acknowledges up to 1,000 products at once; unknown ids are reported in notFound.',
-    args: { ids: t.arg.intList({ required: true }) },
-    resolve: (_root, args, ctx) => acknowledgeProducts(ctx.prisma, args.ids),
-  }),
-}));
-
-builder.objectField(PendingChanges, 'products', (t) =>
-  t.int({ resolve: (_parent, _args, ctx) => ctx.prisma.product.count({ where: { pending: true } }) }),
-);
+registerTrackedOperations({
+  table: 'products',
+  label: 'Product',
+  names: { sync: 'syncProducts', ackOne: 'acknowledgeProduct', ackMany: 'acknowledgeProducts', pendingCount: 'products' },
+  listArg: 'products',
+  maxItems: MAX_PRODUCTS_PER_REQUEST,
+  sync: syncProducts,
+});
