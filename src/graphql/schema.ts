@@ -3,6 +3,7 @@ import { builder } from './builder';
 import './common-types';
 // Each domain registers its types and root fields on the builder.
 import '../products/product.schema';
+import '../sale-orders/sale-order.schema';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

@@ -38,7 +38,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
   }
   Object.assign(paths, publicPaths());
 
-  const schemas: Json = { ...sofa.components.schemas, Error: errorSchema() };
+  const schemas: Json = { ...markNullableFields(sofa.components.schemas), Error: errorSchema() };
   for (const route of routes) {
     for (const list of Object.values(route.bodyLists ?? {})) {
       if (list.items) schemas[list.items.name] = list.items.schema;
@@ -193,6 +193,29 @@ function publicPaths(): Json {
     '/api/doc': op('openApiDocument', 'This OpenAPI document', 'application/json', { type: 'object' }),
     '/.well-known/ai-context': op('aiContext', 'A guide to this API for language models', 'text/markdown', { type: 'string' }),
   };
+}
+
+/**
+ * SOFA leaves nullable GraphQL fields out of `required` but does not say they may be null; a
+ * GraphQL response always carries them, as null when absent.
+ */
+function markNullableFields(schemas: Json): Json {
+  const out: Json = {};
+  for (const [name, schema] of Object.entries(schemas as Json)) {
+    if (schema?.type !== 'object' || !schema.properties) {
+      out[name] = schema;
+      continue;
+    }
+    const required = new Set<string>(schema.required ?? []);
+    const properties: Json = {};
+    for (const [prop, propSchema] of Object.entries(schema.properties as Json)) {
+      if (required.has(prop)) properties[prop] = propSchema;
+      else if (propSchema.$ref) properties[prop] = { allOf: [{ $ref: propSchema.$ref }], nullable: true };
+      else properties[prop] = { ...propSchema, nullable: true };
+    }
+    out[name] = { ...schema, properties };
+  }
+  return out;
 }
 
 /** Drops component schemas no operation reaches (GraphQL-only types such as Query). */

@@ -1,5 +1,6 @@
 import { productRoutes } from '../products/product.routes';
+import { saleOrderRoutes } from '../sale-orders/sale-order.routes';
 import type { RestRoute } from './route-table';
 
 /** The REST contract, in the order the documents list it. */
-export const restRoutes: readonly RestRoute[] = [...productRoutes];
+export const restRoutes: readonly RestRoute[] = [...productRoutes, ...saleOrderRoutes];

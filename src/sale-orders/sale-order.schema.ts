@@ -1,0 +1,109 @@
+import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { validationFailed } from '../errors/app-error';
+import { builder } from '../graphql/builder';
+import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
+import { MAX_SALE_ORDERS_PER_REQUEST, SALE_ORDER_DIRECTIONS } from './sale-order.input';
+import { listSaleOrders, listUpdatedSaleOrders, syncSaleOrders } from './sale-order.service';
+
+export const SaleOrderDirectionEnum = builder.enumType('SaleOrderDirection', {
+  description: 'inbound: from the ERP; outbound: to the ERP.',
+  values: SALE_ORDER_DIRECTIONS,
+});
+
+const direction = (value: string) => value as (typeof SALE_ORDER_DIRECTIONS)[number];
+
+/** A sale order with pending changes: the record of SPEC 2.1 plus direction and partner. */
+export const SaleOrderChange = builder.prismaObject('SaleOrder', {
+  variant: 'SaleOrderChange',
+  description: 'A sale order with pending changes (outbound change record).',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'Middleware record id; used in the acknowledgement.' }),
+    externalId: t.exposeString('externalId'),
+    erpId: t.exposeInt('erpId', { nullable: true }),
+    direction: t.field({ type: SaleOrderDirectionEnum, resolve: (o) => direction(o.direction) }),
+    partnerExternalId: t.exposeString('partnerExternalId', { nullable: true }),
+    isNew: t.exposeBoolean('isNew', { description: 'True until the record is first acknowledged.' }),
+    changedFields: t.exposeStringList('changedFields', {
+      description: 'Fields changed since the last acknowledgement (all fields while isNew).',
+    }),
+    context: t.exposeString('context'),
+    data: t.field({
+      type: 'JSONObject',
+      description: 'The order fields as the ERP sent them (lines and any others).',
+      resolve: (o) => o.data as Record<string, unknown>,
+    }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+export const SaleOrder = builder.prismaObject('SaleOrder', {
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    externalId: t.exposeString('externalId'),
+    erpId: t.exposeInt('erpId', { nullable: true }),
+    direction: t.field({ type: SaleOrderDirectionEnum, resolve: (o) => direction(o.direction) }),
+    partnerExternalId: t.exposeString('partnerExternalId', { nullable: true }),
+    data: t.field({ type: 'JSONObject', resolve: (o) => o.data as Record<string, unknown> }),
+    context: t.exposeString('context'),
+    pending: t.exposeBoolean('pending'),
+    isNew: t.exposeBoolean('isNew'),
+    changedFields: t.exposeStringList('changedFields'),
+    revision: t.exposeInt('revision'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    acknowledgedAt: t.expose('acknowledgedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const SaleOrderChangePage = pageOf('SaleOrderChangePage', SaleOrderChange);
+const SaleOrderPage = pageOf('SaleOrderPage', SaleOrder);
+
+const SaleOrderFilter = builder.inputType('SaleOrderFilter', {
+  fields: (t) => ({
+    direction: t.field({ type: SaleOrderDirectionEnum }),
+    pending: t.boolean(),
+    partnerExternalId: t.string(),
+  }),
+});
+
+builder.queryFields((t) => ({
+  updatedSaleOrders: t.field({
+    type: SaleOrderChangePage,
+    description: 'Sale orders with pending changes, ordered by updatedAt then id; optionally of one direction.',
+    args: {
+      ...changeListArgs,
+      direction: t.arg({ type: SaleOrderDirectionEnum, description: 'inbound or outbound; both when omitted.' }),
+    },
+    resolve: (_root, args, ctx) => listUpdatedSaleOrders(ctx.prisma, args),
+  }),
+  saleOrders: t.field({
+    type: SaleOrderPage,
+    description: 'All sale orders for dashboards, newest change first.',
+    args: { filter: t.arg({ type: SaleOrderFilter }), ...pageArgs },
+    resolve: (_root, args, ctx) => listSaleOrders(ctx.prisma, args.filter ?? {}, args),
+  }),
+  saleOrder: t.prismaField({
+    type: SaleOrder,
+    nullable: true,
+    description: 'One sale order by middleware id or external id (exactly one of them).',
+    args: { id: t.arg.int(), externalId: t.arg.string() },
+    resolve: (query, _root, args, ctx) => {
+      if ((args.id == null) === (args.externalId == null)) {
+        throw validationFailed([{ field: 'id', message: 'Give exactly one of id and externalId' }]);
+      }
+      return ctx.prisma.saleOrder.findUnique({
+        ...query,
+        where: args.id != null ? { id: args.id } : { externalId: args.externalId! },
+      });
+    },
+  }),
+}));
+
+registerTrackedOperations({
+  table: 'sale_orders',
+  label: 'Sale order',
+  names: { sync: 'syncSaleOrders', ackOne: 'acknowledgeSaleOrder', ackMany: 'acknowledgeSaleOrders', pendingCount: 'saleOrders' },
+  listArg: 'sale_orders',
+  maxItems: MAX_SALE_ORDERS_PER_REQUEST,
+  sync: syncSaleOrders,
+});

@@ -1,0 +1,79 @@
+import type { PrismaClient, SaleOrder } from '../generated/prisma/client';
+import type { SyncResultShape } from '../graphql/common-types';
+import type { PageShape } from '../graphql/pages';
+import { resolvePage, type PageArgs } from '../changes/pagination';
+import { syncResult, validateBatch } from '../changes/tracked-service';
+import { inTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
+import { markListed } from '../changes/tracked-table';
+import { MAX_SALE_ORDERS_PER_REQUEST, saleOrderInput, type SaleOrderDirection } from './sale-order.input';
+
+const saleOrderTable: TrackedTableSpec = {
+  table: 'sale_orders',
+  columns: [
+    { name: 'erp_id', sqlType: 'int' },
+    { name: 'direction', sqlType: 'text' },
+    { name: 'partner_external_id', sqlType: 'text' },
+  ],
+};
+
+export async function syncSaleOrders(
+  prisma: PrismaClient,
+  records: readonly unknown[],
+  context: string,
+): Promise<SyncResultShape> {
+  const { valid, errors } = validateBatch(records, saleOrderInput, {
+    argName: 'sale_orders',
+    maxItems: MAX_SALE_ORDERS_PER_REQUEST,
+  });
+  const incoming = valid.map(({ value: { external_id, erp_id, direction, partner_external_id, ...fields } }) => ({
+    externalId: external_id,
+    columns: { erp_id, direction, partner_external_id },
+    fields,
+  }));
+  const { outcomes } = await inTransaction(prisma, (tx) => upsertTracked(tx, saleOrderTable, incoming, context));
+  return syncResult(outcomes, errors);
+}
+
+export type SaleOrderFilter = {
+  direction?: SaleOrderDirection | null;
+  pending?: boolean | null;
+  partnerExternalId?: string | null;
+};
+
+function whereOf(filter: SaleOrderFilter) {
+  return {
+    ...(filter.direction ? { direction: filter.direction } : {}),
+    ...(filter.pending != null ? { pending: filter.pending } : {}),
+    ...(filter.partnerExternalId ? { partnerExternalId: filter.partnerExternalId } : {}),
+  };
+}
+
+/** Sale orders with pending changes, optionally of one direction; the page is remembered for the ack. */
+export async function listUpdatedSaleOrders(
+  prisma: PrismaClient,
+  args: PageArgs & { direction?: SaleOrderDirection | null },
+): Promise<PageShape<SaleOrder>> {
+  const page = resolvePage(args);
+  const where = { ...whereOf({ direction: args.direction, pending: true }), ...(page.since ? { updatedAt: { gt: page.since } } : {}) };
+  const [payload, total] = await Promise.all([
+    prisma.saleOrder.findMany({ where, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.limit }),
+    prisma.saleOrder.count({ where }),
+  ]);
+  await markListed(prisma, 'sale_orders', payload);
+  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+}
+
+/** All sale orders for dashboards, newest change first. */
+export async function listSaleOrders(
+  prisma: PrismaClient,
+  filter: SaleOrderFilter,
+  args: PageArgs,
+): Promise<PageShape<SaleOrder>> {
+  const page = resolvePage(args);
+  const where = whereOf(filter);
+  const [payload, total] = await Promise.all([
+    prisma.saleOrder.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
+    prisma.saleOrder.count({ where }),
+  ]);
+  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+}
