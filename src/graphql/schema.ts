@@ -4,6 +4,7 @@ import './common-types';
 // Each domain registers its types and root fields on the builder.
 import '../products/product.schema';
 import '../sale-orders/sale-order.schema';
+import '../partners/partner.schema';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

@@ -43,6 +43,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
     for (const list of Object.values(route.bodyLists ?? {})) {
       if (list.items) schemas[list.items.name] = list.items.schema;
     }
+    Object.assign(schemas, route.responseSchema?.components);
   }
   const doc: Json = {
     openapi: '3.0.3',
@@ -129,7 +130,9 @@ function correctOperation(route: RestRoute, sofaOp: Json): Json {
     };
   }
   const okStatus = Object.keys(sofaOp.responses ?? { 200: {} })[0] ?? '200';
-  const okContent = sofaOp.responses?.[okStatus]?.content?.['application/json'];
+  const okContent = route.responseSchema
+    ? { schema: route.responseSchema.schema }
+    : sofaOp.responses?.[okStatus]?.content?.['application/json'];
   op.responses = {
     [okStatus]: {
       description: route.summary,

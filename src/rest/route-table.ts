@@ -20,6 +20,8 @@ export type RestRoute = {
   bodyLists?: Record<string, { maxItems: number; items?: { name: string; schema: Record<string, unknown> } }>;
   /** Arguments documented as query parameters even on a POST (the rest go in the JSON body). */
   queryArgs?: string[];
+  /** Replaces SOFA's response schema where the GraphQL type cannot say it (e.g. a tree as JSON). */
+  responseSchema?: { components: Record<string, Record<string, unknown>>; schema: Record<string, unknown> };
   /** Uses the change-list pagination (since, limit, offset) and the {payload, meta} envelope. */
   paginated?: boolean;
   example: { request?: unknown; query?: string; response: unknown };

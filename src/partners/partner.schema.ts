@@ -1,0 +1,113 @@
+import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { validationFailed } from '../errors/app-error';
+import { builder } from '../graphql/builder';
+import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
+import { MAX_PARTNERS_PER_REQUEST, PARTNER_TYPES } from './partner.input';
+import { listPartners, listUpdatedPartners, partnerHierarchy, syncPartners } from './partner.service';
+
+export const PartnerTypeEnum = builder.enumType('PartnerType', {
+  description: 'B billing, C contact, D delivery, O anonymous shipment.',
+  values: PARTNER_TYPES,
+});
+
+const partnerType = (value: string | null) => value as (typeof PARTNER_TYPES)[number] | null;
+
+/** A partner with pending changes: SPEC 2.1 plus parentExternalId, parentId and type. */
+export const PartnerChange = builder.prismaObject('Partner', {
+  variant: 'PartnerChange',
+  description: 'A partner with pending changes (outbound change record).',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'Middleware record id; used in the acknowledgement.' }),
+    externalId: t.exposeString('externalId'),
+    erpId: t.exposeInt('erpId', { nullable: true }),
+    isNew: t.exposeBoolean('isNew', { description: 'True until the record is first acknowledged.' }),
+    changedFields: t.exposeStringList('changedFields', {
+      description: 'Fields changed since the last acknowledgement (all fields while isNew).',
+    }),
+    context: t.exposeString('context'),
+    data: t.field({ type: 'JSONObject', description: 'The partner fields as the ERP sent them.', resolve: (p) => p.data as Record<string, unknown> }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    parentExternalId: t.exposeString('parentExternalId', { nullable: true }),
+    parentId: t.exposeInt('parentId', { nullable: true, description: 'Middleware id of the parent partner.' }),
+    type: t.field({ type: PartnerTypeEnum, nullable: true, resolve: (p) => partnerType(p.type) }),
+  }),
+});
+
+export const Partner = builder.prismaObject('Partner', {
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    externalId: t.exposeString('externalId'),
+    erpId: t.exposeInt('erpId', { nullable: true }),
+    type: t.field({ type: PartnerTypeEnum, nullable: true, resolve: (p) => partnerType(p.type) }),
+    parentExternalId: t.exposeString('parentExternalId', { nullable: true }),
+    parentId: t.exposeInt('parentId', { nullable: true }),
+    parent: t.relation('parent', { nullable: true }),
+    children: t.relation('children', { query: { orderBy: { id: 'asc' } } }),
+    data: t.field({ type: 'JSONObject', resolve: (p) => p.data as Record<string, unknown> }),
+    context: t.exposeString('context'),
+    pending: t.exposeBoolean('pending'),
+    isNew: t.exposeBoolean('isNew'),
+    changedFields: t.exposeStringList('changedFields'),
+    revision: t.exposeInt('revision'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    acknowledgedAt: t.expose('acknowledgedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const PartnerHierarchy = builder.objectRef<{ root: Record<string, unknown> }>('PartnerHierarchy').implement({
+  description:
+    'The whole tree a partner belongs to. root is a node: the partner record (fields of PartnerChange) with children: [node]. ' +
+    'It is JSON because a GraphQL selection cannot follow a tree of any depth; use Partner.children to walk it in GraphQL.',
+  fields: (t) => ({ root: t.field({ type: 'JSONObject', resolve: (h) => h.root }) }),
+});
+
+const PartnerFilter = builder.inputType('PartnerFilter', {
+  fields: (t) => ({
+    pending: t.boolean(),
+    type: t.field({ type: PartnerTypeEnum }),
+    rootsOnly: t.boolean({ description: 'Only partners without a parent.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  updatedPartners: t.field({
+    type: pageOf('PartnerChangePage', PartnerChange),
+    description: 'Partners with pending changes, ordered by updatedAt then id.',
+    args: changeListArgs,
+    resolve: (_root, args, ctx) => listUpdatedPartners(ctx.prisma, args),
+  }),
+  partnerHierarchy: t.field({
+    type: PartnerHierarchy,
+    description: 'The whole tree the partner belongs to, from its root.',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (_root, args, ctx) => partnerHierarchy(ctx.prisma, args.id),
+  }),
+  partners: t.field({
+    type: pageOf('PartnerPage', Partner),
+    description: 'All partners for dashboards, newest change first.',
+    args: { filter: t.arg({ type: PartnerFilter }), ...pageArgs },
+    resolve: (_root, args, ctx) => listPartners(ctx.prisma, args.filter ?? {}, args),
+  }),
+  partner: t.prismaField({
+    type: Partner,
+    nullable: true,
+    description: 'One partner by middleware id or external id (exactly one of them).',
+    args: { id: t.arg.int(), externalId: t.arg.string() },
+    resolve: (query, _root, args, ctx) => {
+      if ((args.id == null) === (args.externalId == null)) {
+        throw validationFailed([{ field: 'id', message: 'Give exactly one of id and externalId' }]);
+      }
+      return ctx.prisma.partner.findUnique({ ...query, where: args.id != null ? { id: args.id } : { externalId: args.externalId! } });
+    },
+  }),
+}));
+
+registerTrackedOperations({
+  table: 'partners',
+  label: 'Partner',
+  names: { sync: 'syncPartners', ackOne: 'acknowledgePartner', ackMany: 'acknowledgePartners', pendingCount: 'partners' },
+  listArg: 'partners',
+  maxItems: MAX_PARTNERS_PER_REQUEST,
+  sync: syncPartners,
+});

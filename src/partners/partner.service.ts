@@ -1,0 +1,163 @@
+import type { Partner, PrismaClient } from '../generated/prisma/client';
+import { notFound } from '../errors/app-error';
+import type { SyncErrorShape, SyncResultShape } from '../graphql/common-types';
+import type { PageShape } from '../graphql/pages';
+import { resolvePage, type PageArgs } from '../changes/pagination';
+import { syncResult, validateBatch } from '../changes/tracked-service';
+import { inTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
+import { markListed, type SqlRunner } from '../changes/tracked-table';
+import { MAX_PARTNERS_PER_REQUEST, partnerInput } from './partner.input';
+import { planPartnerBatch } from './partner-tree';
+
+const partnerTable: TrackedTableSpec = {
+  table: 'partners',
+  columns: [
+    { name: 'erp_id', sqlType: 'int' },
+    { name: 'type', sqlType: 'text' },
+    { name: 'parent_external_id', sqlType: 'text' },
+  ],
+};
+
+/** Serialises partner batches: two concurrent batches could otherwise close a cycle together. */
+const PARTNER_TREE_LOCK = 7_301_001;
+
+export async function syncPartners(
+  prisma: PrismaClient,
+  records: readonly unknown[],
+  context: string,
+): Promise<SyncResultShape> {
+  const { valid, errors } = validateBatch(records, partnerInput, { argName: 'partners', maxItems: MAX_PARTNERS_PER_REQUEST });
+  const { outcomes, rejected } = await inTransaction(prisma, async (tx) => {
+    await tx.$queryRawUnsafe(`SELECT 1 AS locked FROM pg_advisory_xact_lock(${PARTNER_TREE_LOCK})`);
+    const links = valid.map(({ value }, index) => ({
+      index,
+      externalId: value.external_id,
+      parentExternalId: value.parent_external_id,
+    }));
+    const stored = await storedAncestry(tx, [
+      ...links.map((l) => l.externalId),
+      ...links.flatMap((l) => (l.parentExternalId ? [l.parentExternalId] : [])),
+    ]);
+    const plan = planPartnerBatch(links, stored);
+    const ordered = plan.order.map((i) => valid[i]!.value);
+    const result = await upsertTracked(
+      tx,
+      partnerTable,
+      ordered.map(({ external_id, erp_id, type, parent_external_id, ...fields }) => ({
+        externalId: external_id,
+        columns: { erp_id, type, parent_external_id },
+        fields,
+      })),
+      context,
+    );
+    await resolveParentIds(tx, ordered.map((r) => r.external_id));
+    return { outcomes: result.outcomes, rejected: plan.rejected };
+  });
+  const treeErrors: SyncErrorShape[] = [...rejected].map(([i, message]) => ({
+    index: valid[i]!.index,
+    external_id: valid[i]!.value.external_id,
+    field: `partners[${valid[i]!.index}].parent_external_id`,
+    message,
+  }));
+  return syncResult(outcomes, [...errors, ...treeErrors]);
+}
+
+/** The stored parent of each given partner and of all its stored ancestors. */
+async function storedAncestry(tx: SqlRunner, externalIds: string[]): Promise<Map<string, string | null>> {
+  const rows = await tx.$queryRawUnsafe<Array<{ external_id: string; parent_external_id: string | null }>>(
+    `WITH RECURSIVE up AS (
+       SELECT external_id, parent_external_id FROM partners
+        WHERE external_id IN (SELECT jsonb_array_elements_text($1::jsonb))
+       UNION
+       SELECT p.external_id, p.parent_external_id FROM partners p JOIN up ON p.external_id = up.parent_external_id
+     ) SELECT external_id, parent_external_id FROM up`,
+    JSON.stringify([...new Set(externalIds)]),
+  );
+  return new Map(rows.map((r) => [r.external_id, r.parent_external_id]));
+}
+
+/** parent_id follows parent_external_id; every parent exists by now (the plan checked it). */
+async function resolveParentIds(tx: SqlRunner, externalIds: string[]): Promise<void> {
+  if (externalIds.length === 0) return;
+  await tx.$executeRawUnsafe(
+    `WITH resolved AS (
+       SELECT c.id, (SELECT p.id FROM partners p WHERE p.external_id = c.parent_external_id) AS parent_id
+         FROM partners c WHERE c.external_id IN (SELECT jsonb_array_elements_text($1::jsonb)))
+     UPDATE partners AS c SET parent_id = r.parent_id
+       FROM resolved r WHERE c.id = r.id AND c.parent_id IS DISTINCT FROM r.parent_id`,
+    JSON.stringify(externalIds),
+  );
+}
+
+export async function listUpdatedPartners(prisma: PrismaClient, args: PageArgs): Promise<PageShape<Partner>> {
+  const page = resolvePage(args);
+  const where = { pending: true, ...(page.since ? { updatedAt: { gt: page.since } } : {}) };
+  const [payload, total] = await Promise.all([
+    prisma.partner.findMany({ where, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.limit }),
+    prisma.partner.count({ where }),
+  ]);
+  await markListed(prisma, 'partners', payload);
+  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+}
+
+export type PartnerFilter = { pending?: boolean | null; type?: string | null; rootsOnly?: boolean | null };
+
+export async function listPartners(prisma: PrismaClient, filter: PartnerFilter, args: PageArgs): Promise<PageShape<Partner>> {
+  const page = resolvePage(args);
+  const where = {
+    ...(filter.pending != null ? { pending: filter.pending } : {}),
+    ...(filter.type ? { type: filter.type } : {}),
+    ...(filter.rootsOnly ? { parentId: null } : {}),
+  };
+  const [payload, total] = await Promise.all([
+    prisma.partner.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
+    prisma.partner.count({ where }),
+  ]);
+  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+}
+
+export type PartnerNode = ReturnType<typeof partnerRecord> & { children: PartnerNode[] };
+
+/** The change-record fields of a partner (SPEC 2.1 plus parentExternalId, parentId, type). */
+export function partnerRecord(p: Partner) {
+  return {
+    id: p.id,
+    externalId: p.externalId,
+    erpId: p.erpId,
+    isNew: p.isNew,
+    changedFields: p.changedFields,
+    context: p.context,
+    data: p.data as Record<string, unknown>,
+    updatedAt: p.updatedAt.toISOString(),
+    parentExternalId: p.parentExternalId,
+    parentId: p.parentId,
+    type: p.type,
+  };
+}
+
+/** The whole tree a partner belongs to, from its root; built without recursion. */
+export async function partnerHierarchy(prisma: PrismaClient, id: number): Promise<{ root: PartnerNode }> {
+  const [top] = await prisma.$queryRawUnsafe<Array<{ id: number }>>(
+    `WITH RECURSIVE up AS (
+       SELECT id, parent_id, 0 AS level FROM partners WHERE id = $1
+       UNION ALL
+       SELECT p.id, p.parent_id, up.level + 1 FROM partners p JOIN up ON p.id = up.parent_id WHERE up.level < 100000
+     ) SELECT id FROM up ORDER BY level DESC LIMIT 1`,
+    id,
+  );
+  if (!top) throw notFound('Partner', id);
+  const members = await prisma.$queryRawUnsafe<Array<{ id: number }>>(
+    `WITH RECURSIVE down AS (
+       SELECT id FROM partners WHERE id = $1
+       UNION
+       SELECT p.id FROM partners p JOIN down ON p.parent_id = down.id
+     ) SELECT id FROM down`,
+    top.id,
+  );
+  const partners = await prisma.partner.findMany({ where: { id: { in: members.map((m) => m.id) } }, orderBy: { id: 'asc' } });
+  const nodes = new Map<number, PartnerNode>(partners.map((p) => [p.id, { ...partnerRecord(p), children: [] }]));
+  for (const p of partners) {
+    if (p.id !== top.id && p.parentId !== null) nodes.get(p.parentId)?.children.push(nodes.get(p.id)!);
+  }
+  return { root: nodes.get(top.id)! };
+}
