@@ -4,49 +4,39 @@ import { AckResult, BatchAckResult, PendingChanges, SyncResult, type SyncResultS
 import { DEFAULT_CONTEXT, acknowledgeMany, acknowledgeOne } from './tracked-service';
 import type { TrackedTableName } from './tracked-table';
 
+export type TrackedSync = {
+  /** The mutation: syncProducts… */
+  name: string;
+  /** The list argument, as REST bodies name it: products, sale_orders… */
+  listArg: string;
+  maxItems: number;
+  run: (prisma: PrismaClient, records: readonly unknown[], context: string) => Promise<SyncResultShape>;
+};
+
 /**
- * The root fields every tracked entity has: the inbound sync mutation, single and batch
- * acknowledgements, and its pending count for dashboards.
+ * The root fields of a tracked entity: batch acknowledgement and its pending count for
+ * dashboards, and where it has them the inbound sync and the single acknowledgement.
  */
 export function registerTrackedOperations(options: {
   table: TrackedTableName;
   /** Singular, for messages: "Product". */
   label: string;
-  /** GraphQL names: syncProducts, acknowledgeProduct, acknowledgeProducts, pendingChanges.products. */
-  names: { sync: string; ackOne: string; ackMany: string; pendingCount: string };
-  /** The list argument of the sync mutation, as REST bodies name it: products, sale_orders… */
-  listArg: string;
-  maxItems: number;
-  sync: (prisma: PrismaClient, records: readonly unknown[], context: string) => Promise<SyncResultShape>;
+  /** GraphQL names: acknowledgeProducts, pendingChanges.products, and where the entity has them syncProducts, acknowledgeProduct. */
+  names: { ackMany: string; pendingCount: string; ackOne?: string };
+  /** The inbound sync, for entities pushed on their own (price items come with products). */
+  sync?: TrackedSync;
 }): void {
-  const { table, label, names, listArg, maxItems } = options;
-  builder.mutationFields((t) => ({
-    [names.sync]: t.field({
-      type: SyncResult,
-      description: `Inbound ${label.toLowerCase()} sync (up to ${maxItems} per request). Each record is validated alone: bad records are reported in errors, the good ones are stored. Fields left out keep their stored value.`,
-      args: {
-        [listArg]: t.arg({ type: ['JSON'], required: { list: true, items: false } }),
-        context: t.arg.string({ description: `Sync context label stored on changed records; default "${DEFAULT_CONTEXT}".` }),
-      },
-      resolve: (_root, args, ctx) =>
-        options.sync(ctx.prisma, args[listArg] as unknown[], (args.context as string | null | undefined) ?? DEFAULT_CONTEXT),
-    }),
-    [names.ackOne]: t.field({
-      type: AckResult,
-      description: `Acknowledges the changes of one ${label.toLowerCase()} up to the revision last listed. A change that arrived after that listing stays pending.`,
-      args: { id: t.arg.int({ required: true }) },
-      resolve: async (_root, args, ctx) => {
-        await acknowledgeOne(ctx.prisma, table, label, args.id);
-        return { success: true, acknowledged: 1 };
-      },
-    }),
-    [names.ackMany]: t.field({
+  const { table, label, names, sync } = options;
+  if (sync) registerSync(label, sync);
+  if (names.ackOne) registerAckOne(table, label, names.ackOne);
+  builder.mutationField(names.ackMany, (t) =>
+    t.field({
       type: BatchAckResult,
       description: `Acknowledges up to 1,000 records at once; unknown ids are reported in notFound.`,
       args: { ids: t.arg.intList({ required: true }) },
       resolve: (_root, args, ctx) => acknowledgeMany(ctx.prisma, table, args.ids),
     }),
-  }));
+  );
   builder.objectField(PendingChanges, names.pendingCount, (t) =>
     t.int({
       resolve: async (_parent, _args, ctx) => {
@@ -54,6 +44,36 @@ export function registerTrackedOperations(options: {
           `SELECT count(*)::int AS n FROM "${table}" WHERE pending`,
         );
         return rows[0]?.n ?? 0;
+      },
+    }),
+  );
+}
+
+function registerSync(label: string, sync: TrackedSync): void {
+  const { name, listArg, maxItems } = sync;
+  builder.mutationFields((t) => ({
+    [name]: t.field({
+      type: SyncResult,
+      description: `Inbound ${label.toLowerCase()} sync (up to ${maxItems} per request). Each record is validated alone: bad records are reported in errors, the good ones are stored. Fields left out keep their stored value.`,
+      args: {
+        [listArg]: t.arg({ type: ['JSON'], required: { list: true, items: false } }),
+        context: t.arg.string({ description: `Sync context label stored on changed records; default "${DEFAULT_CONTEXT}".` }),
+      },
+      resolve: (_root, args, ctx) =>
+        sync.run(ctx.prisma, args[listArg] as unknown[], (args.context as string | null | undefined) ?? DEFAULT_CONTEXT),
+    }),
+  }));
+}
+
+function registerAckOne(table: TrackedTableName, label: string, name: string): void {
+  builder.mutationField(name, (t) =>
+    t.field({
+      type: AckResult,
+      description: `Acknowledges the changes of one ${label.toLowerCase()} up to the revision last listed. A change that arrived after that listing stays pending.`,
+      args: { id: t.arg.int({ required: true }) },
+      resolve: async (_root, args, ctx) => {
+        await acknowledgeOne(ctx.prisma, table, label, args.id);
+        return { success: true, acknowledged: 1 };
       },
     }),
   );

@@ -1,6 +1,6 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
-import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
+import { DateResolver, DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import type PrismaTypes from '../generated/pothos-types';
 import { getDatamodel } from '../generated/pothos-types';
 import type { RequestContext } from './context';
@@ -11,6 +11,7 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;
   Scalars: {
+    Date: { Input: Date; Output: Date | string };
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
     JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
@@ -30,6 +31,7 @@ export const builder = new SchemaBuilder<{
 builder.addScalarType('DateTime', DateTimeResolver, {
   description: 'An ISO 8601 timestamp with time zone, e.g. 2026-11-22T08:30:00.000Z.',
 });
+builder.addScalarType('Date', DateResolver, { description: 'A calendar date, YYYY-MM-DD.' });
 builder.addScalarType('JSON', JSONResolver, {});
 builder.addScalarType('JSONObject', JSONObjectResolver, {});
 

@@ -5,6 +5,7 @@ import './common-types';
 import '../products/product.schema';
 import '../sale-orders/sale-order.schema';
 import '../partners/partner.schema';
+import '../pricelists/pricelist.schema';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

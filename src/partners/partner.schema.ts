@@ -106,8 +106,6 @@ builder.queryFields((t) => ({
 registerTrackedOperations({
   table: 'partners',
   label: 'Partner',
-  names: { sync: 'syncPartners', ackOne: 'acknowledgePartner', ackMany: 'acknowledgePartners', pendingCount: 'partners' },
-  listArg: 'partners',
-  maxItems: MAX_PARTNERS_PER_REQUEST,
-  sync: syncPartners,
+  names: { ackOne: 'acknowledgePartner', ackMany: 'acknowledgePartners', pendingCount: 'partners' },
+  sync: { name: 'syncPartners', listArg: 'partners', maxItems: MAX_PARTNERS_PER_REQUEST, run: syncPartners },
 });

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { priceItemInput } from '../pricelists/pricelist.input';
 
 export const MAX_PRODUCTS_PER_REQUEST = 5000;
 
 /**
  * The fields SPEC 2.7 names are checked; any other field the ERP sends is kept in `data`
- * and diffed like the named ones.
+ * and diffed like the named ones, except the nested collections that become records of their own.
  */
 export const productInput = z.looseObject({
   external_id: z.string().min(1, 'Must not be empty').max(255, 'At most 255 characters'),
@@ -12,6 +13,8 @@ export const productInput = z.looseObject({
   name: z.string().nullable().optional(),
   description: z.string().nullable().optional(),
   price: z.number().min(0, 'Must be 0 or more').nullable().optional(),
+  /** Extracted into price items (not kept in data). */
+  pricelists: z.array(priceItemInput, { message: 'Must be an array of price entries' }).optional(),
 });
 
 export type ProductInput = z.infer<typeof productInput>;

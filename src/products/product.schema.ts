@@ -90,8 +90,6 @@ builder.queryFields((t) => ({
 registerTrackedOperations({
   table: 'products',
   label: 'Product',
-  names: { sync: 'syncProducts', ackOne: 'acknowledgeProduct', ackMany: 'acknowledgeProducts', pendingCount: 'products' },
-  listArg: 'products',
-  maxItems: MAX_PRODUCTS_PER_REQUEST,
-  sync: syncProducts,
+  names: { ackOne: 'acknowledgeProduct', ackMany: 'acknowledgeProducts', pendingCount: 'products' },
+  sync: { name: 'syncProducts', listArg: 'products', maxItems: MAX_PRODUCTS_PER_REQUEST, run: syncProducts },
 });

@@ -5,6 +5,7 @@ import { resolvePage, type PageArgs } from '../changes/pagination';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
 import { markListed } from '../changes/tracked-table';
+import { upsertPriceItems } from '../pricelists/pricelist.service';
 import { MAX_PRODUCTS_PER_REQUEST, productInput } from './product.input';
 
 export const productTable: TrackedTableSpec = { table: 'products', columns: [{ name: 'erp_id', sqlType: 'int' }] };
@@ -15,12 +16,19 @@ export async function syncProducts(
   context: string,
 ): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, productInput, { argName: 'products', maxItems: MAX_PRODUCTS_PER_REQUEST });
-  const incoming = valid.map(({ value: { external_id, erp_id, ...fields } }) => ({
+  const incoming = valid.map(({ value: { external_id, erp_id, pricelists: _extracted, ...fields } }) => ({
     externalId: external_id,
     columns: { erp_id },
     fields,
   }));
-  const { outcomes } = await inTransaction(prisma, (tx) => upsertTracked(tx, productTable, incoming, context));
+  const priceItems = valid.flatMap(({ value }) =>
+    (value.pricelists ?? []).map((item) => ({ ...item, product_external_id: value.external_id })),
+  );
+  const outcomes = await inTransaction(prisma, async (tx) => {
+    const result = await upsertTracked(tx, productTable, incoming, context);
+    await upsertPriceItems(tx, priceItems);
+    return result.outcomes;
+  });
   return syncResult(outcomes, errors);
 }
 

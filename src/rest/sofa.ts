@@ -3,6 +3,7 @@ import { useSofa as sofaRouter } from 'sofa-api';
 import type { RestRoute } from './route-table';
 
 export const SCALAR_SCHEMAS = {
+  Date: { type: 'string', format: 'date', example: '2026-11-22' },
   DateTime: { type: 'string', format: 'date-time', example: '2026-11-22T08:30:00.000Z' },
   JSON: { description: 'Any JSON value' },
   JSONObject: { type: 'object', additionalProperties: true },

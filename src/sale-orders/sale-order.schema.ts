@@ -102,8 +102,6 @@ builder.queryFields((t) => ({
 registerTrackedOperations({
   table: 'sale_orders',
   label: 'Sale order',
-  names: { sync: 'syncSaleOrders', ackOne: 'acknowledgeSaleOrder', ackMany: 'acknowledgeSaleOrders', pendingCount: 'saleOrders' },
-  listArg: 'sale_orders',
-  maxItems: MAX_SALE_ORDERS_PER_REQUEST,
-  sync: syncSaleOrders,
+  names: { ackOne: 'acknowledgeSaleOrder', ackMany: 'acknowledgeSaleOrders', pendingCount: 'saleOrders' },
+  sync: { name: 'syncSaleOrders', listArg: 'sale_orders', maxItems: MAX_SALE_ORDERS_PER_REQUEST, run: syncSaleOrders },
 });

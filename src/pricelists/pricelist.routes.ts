@@ -1,0 +1,61 @@
+import { MAX_IDS_PER_ACK } from '../changes/tracked-service';
+import type { RestRoute } from '../rest/route-table';
+
+const exampleItem = {
+  id: 301,
+  pricelistExternalId: 'RETAIL-EUR',
+  pricelistName: 'Retail EUR',
+  productExternalId: 'SKU-1001',
+  price: 7.9,
+  previousPrice: 7.5,
+  isNew: false,
+  startDate: '2026-12-01',
+  endDate: null,
+  updatedAt: '2026-11-22T08:30:00.000Z',
+};
+
+export const pricelistRoutes: RestRoute[] = [
+  {
+    field: 'Query.updatedPriceItems',
+    method: 'GET',
+    path: '/v1/pricelists/updated',
+    tag: 'Pricelists',
+    summary: 'Price items whose price actually changed',
+    description:
+      'Price items come from the pricelists array of POST /api/v1/products ({pricelist_external_id, pricelist_name, price, start_date?, end_date?}; ' +
+      'an entry is complete, a date left out is none). An item is listed when it is new or its price or dates changed; ' +
+      'a re-sync with the same price is not listed again, and a pricelist rename alone is not a change. ' +
+      'previousPrice is the price before the latest price change. Ordered by updatedAt then id. ' +
+      'Acknowledge with POST /api/v1/pricelists/updated/batch-delete; a change after the listing stays pending.',
+    paginated: true,
+    example: { query: '?limit=50', response: { payload: [exampleItem], meta: { total: 1, limit: 50, offset: 0 } } },
+  },
+  {
+    field: 'Mutation.acknowledgePriceItems',
+    method: 'POST',
+    path: '/v1/pricelists/updated/batch-delete',
+    tag: 'Pricelists',
+    summary: 'Acknowledge price items',
+    description: `Body {"ids": [...]} with 1 to ${MAX_IDS_PER_ACK.toLocaleString('en')} price item ids (more is 413). acknowledged counts the known ids; unknown ids are listed in notFound.`,
+    bodyLists: { ids: { maxItems: MAX_IDS_PER_ACK } },
+    example: { request: { ids: [301, 302] }, response: { success: true, acknowledged: 2, notFound: [] } },
+  },
+  {
+    field: 'Query.pricelists',
+    method: 'GET',
+    path: '/v1/pricelists',
+    tag: 'Pricelists',
+    summary: 'Distinct pricelists',
+    description: 'Every pricelist seen in the price items: id (its external id), name (the latest) and itemCount; ordered by id; limit (default 50, max 500) and offset.',
+    example: { response: { payload: [{ id: 'RETAIL-EUR', name: 'Retail EUR', itemCount: 1250 }], meta: { total: 1, limit: 50, offset: 0 } } },
+  },
+  {
+    field: 'Query.pricelistItems',
+    method: 'GET',
+    path: '/v1/pricelists/:pricelistId/items',
+    tag: 'Pricelists',
+    summary: 'All items of one pricelist (full sync)',
+    description: 'Every price item of the pricelist, changed or not, ordered by id; limit (default 50, max 500) and offset. 404 for an unknown pricelist. Reading it does not affect acknowledgements.',
+    example: { response: { payload: [exampleItem], meta: { total: 1250, limit: 50, offset: 0 } } },
+  },
+];

@@ -1,0 +1,105 @@
+import type { PriceItem, PrismaClient } from '../generated/prisma/client';
+import { notFound } from '../errors/app-error';
+import type { PageShape } from '../graphql/pages';
+import { resolvePage, type PageArgs } from '../changes/pagination';
+import { markListed, pendingFieldsSql, type SqlRunner } from '../changes/tracked-table';
+import type { PriceItemInput } from './pricelist.input';
+
+const TRACKED = ['price', 'start_date', 'end_date'] as const;
+
+/**
+ * Upserts the price items of a product batch in one statement (SPEC 4.3 rule 1): an item is
+ * flagged only when its price or dates change; previous_price keeps the price before the change.
+ * A pricelist rename alone updates the name without flagging. Later entries for the same
+ * (pricelist, product) win.
+ */
+export async function upsertPriceItems(
+  tx: SqlRunner,
+  items: ReadonlyArray<PriceItemInput & { product_external_id: string }>,
+): Promise<void> {
+  if (items.length === 0) return;
+  const byKey = new Map(items.map((i) => [`${i.pricelist_external_id}\u0000${i.product_external_id}`, i]));
+  const changed = (col: string) => `t.${col} IS DISTINCT FROM EXCLUDED.${col}`;
+  const anyChange = TRACKED.map(changed).join(' OR ');
+  const bump = (col: string) =>
+    `CASE WHEN ${changed(col)} THEN jsonb_build_object('${col}', t.revision + 1) ELSE '{}'::jsonb END`;
+  const written = await tx.$queryRawUnsafe<Array<{ id: number }>>(
+    `INSERT INTO price_items AS t (pricelist_external_id, pricelist_name, product_external_id, price, start_date, end_date,
+                                   revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at)
+     SELECT v.pricelist_external_id, v.pricelist_name, v.product_external_id, v.price, v.start_date, v.end_date,
+            1, 0, '{"price":1,"start_date":1,"end_date":1}'::jsonb, ARRAY['end_date','price','start_date'], true, true, now(), now()
+       FROM jsonb_to_recordset($1::jsonb) AS v(pricelist_external_id text, pricelist_name text, product_external_id text,
+                                               price double precision, start_date date, end_date date)
+     ON CONFLICT (pricelist_external_id, product_external_id) DO UPDATE SET
+        pricelist_name = EXCLUDED.pricelist_name,
+        price = EXCLUDED.price,
+        start_date = EXCLUDED.start_date,
+        end_date = EXCLUDED.end_date,
+        previous_price = CASE WHEN ${changed('price')} THEN t.price ELSE t.previous_price END,
+        field_revisions = t.field_revisions || ${TRACKED.map(bump).join(' || ')},
+        revision = CASE WHEN ${anyChange} THEN t.revision + 1 ELSE t.revision END,
+        pending = t.pending OR ${anyChange},
+        updated_at = CASE WHEN ${anyChange} THEN now() ELSE t.updated_at END
+      WHERE ${anyChange} OR ${changed('pricelist_name')}
+     RETURNING t.id`,
+    JSON.stringify([...byKey.values()].map((i) => ({ ...i, start_date: i.start_date ?? null, end_date: i.end_date ?? null }))),
+  );
+  if (written.length === 0) return;
+  // changed_fields derives from the field_revisions just written, hence a second statement.
+  await tx.$executeRawUnsafe(
+    `UPDATE price_items SET changed_fields = ${pendingFieldsSql('field_revisions', 'acked_revision')}
+      WHERE id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
+    JSON.stringify(written.map((w) => w.id)),
+  );
+}
+
+/** Price items whose price or dates changed, oldest change first; remembered for the ack. */
+export async function listUpdatedPriceItems(prisma: PrismaClient, args: PageArgs): Promise<PageShape<PriceItem>> {
+  const page = resolvePage(args);
+  const where = { pending: true, ...(page.since ? { updatedAt: { gt: page.since } } : {}) };
+  const [payload, total] = await Promise.all([
+    prisma.priceItem.findMany({ where, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.limit }),
+    prisma.priceItem.count({ where }),
+  ]);
+  await markListed(prisma, 'price_items', payload);
+  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+}
+
+export type PricelistSummary = { id: string; name: string; itemCount: number };
+
+/** Distinct pricelists with their latest name and number of items, ordered by id. */
+export async function listPricelists(prisma: PrismaClient, args: PageArgs): Promise<PageShape<PricelistSummary>> {
+  const page = resolvePage(args);
+  const [rows, counted] = await Promise.all([
+    prisma.$queryRawUnsafe<Array<{ id: string; name: string; item_count: number }>>(
+      `SELECT pricelist_external_id AS id,
+              (array_agg(pricelist_name ORDER BY updated_at DESC, id DESC))[1] AS name,
+              count(*)::int AS item_count
+         FROM price_items GROUP BY pricelist_external_id ORDER BY pricelist_external_id
+        LIMIT $1 OFFSET $2`,
+      page.limit,
+      page.offset,
+    ),
+    prisma.$queryRawUnsafe<Array<{ n: number }>>('SELECT count(DISTINCT pricelist_external_id)::int AS n FROM price_items'),
+  ]);
+  return {
+    payload: rows.map((r) => ({ id: r.id, name: r.name, itemCount: r.item_count })),
+    meta: { total: counted[0]?.n ?? 0, limit: page.limit, offset: page.offset },
+  };
+}
+
+/** Every item of one pricelist (full sync), by id; 404 when no item has that pricelist id. */
+export async function listPricelistItems(
+  prisma: PrismaClient,
+  pricelistId: string,
+  args: PageArgs,
+): Promise<PageShape<PriceItem>> {
+  const page = resolvePage(args);
+  const where = { pricelistExternalId: pricelistId };
+  const [payload, total] = await Promise.all([
+    prisma.priceItem.findMany({ where, orderBy: { id: 'asc' }, skip: page.offset, take: page.limit }),
+    prisma.priceItem.count({ where }),
+  ]);
+  if (total === 0) throw notFound('Pricelist', pricelistId);
+  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+}
