@@ -6,6 +6,7 @@ import type { AppConfig } from './config';
 import type { Database } from './db/database';
 import type { RequestContext, ServerContext } from './graphql/context';
 import { useErrorPolicy } from './graphql/error-policy.plugin';
+import { createLoaders } from './graphql/loaders';
 import { schema } from './graphql/schema';
 import { usePublicRoutes, type PublicDocument } from './http/public-routes.plugin';
 import { useRequestLog } from './http/request-log.plugin';
@@ -66,6 +67,7 @@ export function createApp({ config, db, logger }: AppDeps): App {
       requestId: requestId ?? 'unknown',
       auth: auth ?? null,
       logger: logger.child({ requestId }),
+      loaders: createLoaders(db.prisma),
     }),
     plugins: [
       useRequestLog(logger),

@@ -10,6 +10,8 @@ export type TrackedSync = {
   /** The list argument, as REST bodies name it: products, sale_orders… */
   listArg: string;
   maxItems: number;
+  /** Whether records carry a context label (stock entries do not). Default true. */
+  withContext?: boolean;
   run: (prisma: PrismaClient, records: readonly unknown[], context: string) => Promise<SyncResultShape>;
 };
 
@@ -57,10 +59,14 @@ function registerSync(label: string, sync: TrackedSync): void {
       description: `Inbound ${label.toLowerCase()} sync (up to ${maxItems} per request). Each record is validated alone: bad records are reported in errors, the good ones are stored. Fields left out keep their stored value.`,
       args: {
         [listArg]: t.arg({ type: ['JSON'], required: { list: true, items: false } }),
-        context: t.arg.string({ description: `Sync context label stored on changed records; default "${DEFAULT_CONTEXT}".` }),
+        ...(sync.withContext === false
+          ? {}
+          : { context: t.arg.string({ description: `Sync context label stored on changed records; default "${DEFAULT_CONTEXT}".` }) }),
       },
-      resolve: (_root, args, ctx) =>
-        sync.run(ctx.prisma, args[listArg] as unknown[], (args.context as string | null | undefined) ?? DEFAULT_CONTEXT),
+      resolve: (_root, args, ctx) => {
+        const values = args as Record<string, unknown>;
+        return sync.run(ctx.prisma, values[listArg] as unknown[], (values.context as string | null | undefined) ?? DEFAULT_CONTEXT);
+      },
     }),
   }));
 }

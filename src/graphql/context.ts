@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { AuthInfo } from '../auth/token.service';
+import type { Loaders } from './loaders';
 
 /** Per-request state that the HTTP plugins attach before GraphQL or SOFA execute. */
 export type ServerContext = {
@@ -14,4 +15,5 @@ export type RequestContext = {
   logger: Logger;
   requestId: string;
   auth: AuthInfo | null;
+  loaders: Loaders;
 };

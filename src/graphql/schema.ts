@@ -6,6 +6,7 @@ import '../products/product.schema';
 import '../sale-orders/sale-order.schema';
 import '../partners/partner.schema';
 import '../pricelists/pricelist.schema';
+import '../stocks/stock.schema';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { MAX_IDS_PER_ACK } from '../changes/tracked-service';
+import type { RestRoute } from '../rest/route-table';
+import { MAX_STOCKS_PER_REQUEST, stockInput } from './stock.input';
+
+const exampleEntry = {
+  id: 88,
+  supplierExternalId: 'SUP-3',
+  productExternalId: 'SKU-1001',
+  quantity: 40,
+  previousQuantity: 52,
+  purchasePrice: 3.1,
+  suggestedSalePrice: 7.5,
+  isQuantityChanged: true,
+  updatedAt: '2026-11-22T08:30:00.000Z',
+};
+const page = (total: number) => ({ payload: [exampleEntry], meta: { total, limit: 50, offset: 0 } });
+
+export const stockRoutes: RestRoute[] = [
+  {
+    field: 'Mutation.syncStocks',
+    method: 'POST',
+    path: '/v1/stocks',
+    tag: 'Stocks',
+    summary: 'Bulk upsert of stock entries from the ERP',
+    description:
+      `Body {"stocks": [...]} with up to ${MAX_STOCKS_PER_REQUEST.toLocaleString('en')} entries (more is 413), keyed by (supplier_external_id, product_external_id); ` +
+      'quantity (number) is required, purchase_price and suggested_sale_price (numbers >= 0) are optional: left out keeps the stored value, null clears it. ' +
+      'One set-based statement per request. isQuantityChanged becomes true when an entry is new or its quantity differs from the stored one; ' +
+      'a price-only change updates the prices without flagging. created and updated count distinct entries; an identical entry is neither. ' +
+      'Bad entries are listed in errors ({index, external_id: null, field, message}); the others are stored.',
+    bodyLists: { stocks: { maxItems: MAX_STOCKS_PER_REQUEST, items: { name: 'StockInput', schema: z.toJSONSchema(stockInput, { target: 'openapi-3.0' }) as Record<string, unknown> } } },
+    example: {
+      request: { stocks: [{ supplier_external_id: 'SUP-3', product_external_id: 'SKU-1001', quantity: 40, purchase_price: 3.1 }] },
+      response: { success: true, processed: 1, created: 0, updated: 1, errors: [] },
+    },
+  },
+  {
+    field: 'Query.changedStocks',
+    method: 'GET',
+    path: '/v1/stocks/changed',
+    tag: 'Stocks',
+    summary: 'Stock entries whose quantity changed (delta query)',
+    description:
+      'Entries with isQuantityChanged, ordered by updatedAt then id. Acknowledge with POST /api/v1/stocks/changed/batch-delete, which clears the flag; ' +
+      'a quantity change after the listing keeps the entry flagged.',
+    paginated: true,
+    example: { query: '?limit=500', response: page(1) },
+  },
+  {
+    field: 'Mutation.acknowledgeStocks',
+    method: 'POST',
+    path: '/v1/stocks/changed/batch-delete',
+    tag: 'Stocks',
+    summary: 'Acknowledge stock changes',
+    description: `Body {"ids": [...]} with 1 to ${MAX_IDS_PER_ACK.toLocaleString('en')} stock entry ids (more is 413). acknowledged counts the known ids; unknown ids are listed in notFound.`,
+    bodyLists: { ids: { maxItems: MAX_IDS_PER_ACK } },
+    example: { request: { ids: [88] }, response: { success: true, acknowledged: 1, notFound: [] } },
+  },
+  {
+    field: 'Query.stocksBySupplier',
+    method: 'GET',
+    path: '/v1/stocks/by-supplier/:supplierId',
+    tag: 'Stocks',
+    summary: 'All stock of one supplier',
+    description: 'Every entry of the supplier (external id), ordered by product external id; limit (default 50, max 500) and offset. An unknown supplier gives an empty page.',
+    example: { response: page(1840) },
+  },
+  {
+    field: 'Query.stocksByProduct',
+    method: 'GET',
+    path: '/v1/stocks/by-product/:productId',
+    tag: 'Stocks',
+    summary: 'Stock of all suppliers for one product',
+    description: 'Every entry of the product (external id), ordered by supplier external id; limit (default 50, max 500) and offset. An unknown product gives an empty page.',
+    example: { response: page(3) },
+  },
+  {
+    field: 'Query.stockLookup',
+    method: 'GET',
+    path: '/v1/stocks/lookup',
+    tag: 'Stocks',
+    summary: 'One stock entry',
+    description: 'Query parameters supplier_id and product_id (external ids), both required (400 when missing). 404 when there is no such entry.',
+    example: { query: '?supplier_id=SUP-3&product_id=SKU-1001', response: exampleEntry },
+  },
+];

@@ -1,0 +1,78 @@
+import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { builder } from '../graphql/builder';
+import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
+import { MAX_STOCKS_PER_REQUEST } from './stock.input';
+import { listChangedStocks, listStocks, lookupStock, syncStocks } from './stock.service';
+
+export const Stock = builder.prismaObject('Stock', {
+  description: 'Stock of one product at one supplier.',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'Middleware record id; used in the acknowledgement.' }),
+    supplierExternalId: t.exposeString('supplierExternalId'),
+    productExternalId: t.exposeString('productExternalId'),
+    quantity: t.exposeFloat('quantity'),
+    previousQuantity: t.exposeFloat('previousQuantity', {
+      nullable: true,
+      description: 'The quantity before the latest quantity change; null while it never changed.',
+    }),
+    purchasePrice: t.exposeFloat('purchasePrice', { nullable: true }),
+    suggestedSalePrice: t.exposeFloat('suggestedSalePrice', { nullable: true }),
+    isQuantityChanged: t.exposeBoolean('pending', {
+      description: 'True when the entry is new or its quantity changed since the last acknowledgement.',
+    }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Time of the last change of quantity or prices.' }),
+  }),
+});
+
+const StockPage = pageOf('StockPage', Stock);
+
+builder.queryFields((t) => ({
+  changedStocks: t.field({
+    type: StockPage,
+    description: 'Stock entries whose quantity changed since their last acknowledgement, ordered by updatedAt then id.',
+    args: changeListArgs,
+    resolve: (_root, args, ctx) => listChangedStocks(ctx.prisma, args),
+  }),
+  stocksBySupplier: t.field({
+    type: StockPage,
+    description: 'All stock of one supplier, ordered by product external id.',
+    args: { supplierId: t.arg.string({ required: true, description: 'The supplier external id.' }), ...pageArgs },
+    resolve: (_root, args, ctx) => listStocks(ctx.prisma, { supplierExternalId: args.supplierId }, args),
+  }),
+  stocksByProduct: t.field({
+    type: StockPage,
+    description: 'Stock of all suppliers for one product, ordered by supplier external id.',
+    args: { productId: t.arg.string({ required: true, description: 'The product external id.' }), ...pageArgs },
+    resolve: (_root, args, ctx) => listStocks(ctx.prisma, { productExternalId: args.productId }, args),
+  }),
+  stockLookup: t.field({
+    type: Stock,
+    description: 'One stock entry by supplier and product external ids.',
+    args: {
+      supplier_id: t.arg.string({ required: true, description: 'The supplier external id.' }),
+      product_id: t.arg.string({ required: true, description: 'The product external id.' }),
+    },
+    resolve: (_root, args, ctx) => lookupStock(ctx.prisma, args.supplier_id, args.product_id),
+  }),
+}));
+
+builder.prismaObjectField('Product', 'stock', (t) =>
+  t.field({
+    type: [Stock],
+    description: 'Stock of this product at every supplier.',
+    resolve: (product, _args, ctx) => ctx.loaders.stocksByProduct.load(product.externalId),
+  }),
+);
+
+registerTrackedOperations({
+  table: 'stocks',
+  label: 'Stock entry',
+  names: { ackMany: 'acknowledgeStocks', pendingCount: 'stocks' },
+  sync: {
+    name: 'syncStocks',
+    listArg: 'stocks',
+    maxItems: MAX_STOCKS_PER_REQUEST,
+    withContext: false,
+    run: (prisma, records) => syncStocks(prisma, records),
+  },
+});
