@@ -17,8 +17,14 @@ export type IncomingRecord = {
 
 export type RecordOutcome = 'created' | 'updated' | 'unchanged';
 
-/** A row this batch inserted or changed, as stored after the batch. */
-export type WrittenRow = { id: number; externalId: string; columns: Record<string, unknown>; data: FieldMap };
+/** A row this batch inserted or changed, as stored after the batch, with the fields it changed. */
+export type WrittenRow = {
+  id: number;
+  externalId: string;
+  columns: Record<string, unknown>;
+  data: FieldMap;
+  changed: ReadonlySet<string>;
+};
 
 type WorkingState = {
   id: number | undefined;
@@ -27,7 +33,8 @@ type WorkingState = {
   data: FieldMap;
   revision: number;
   fieldRevisions: Record<string, number>;
-  dirty: boolean;
+  /** Fields this batch changed; non-empty means the row must be written. */
+  changed: Set<string>;
 };
 
 const MAX_ATTEMPTS = 3;
@@ -80,21 +87,24 @@ export async function upsertTracked(
         // Every change of this batch to a stored record shares one new revision.
         revision: (row.revision as number) + 1,
         fieldRevisions: row.field_revisions as Record<string, number>,
-        dirty: false,
+        changed: new Set<string>(),
       },
     ]),
   );
 
   const outcomes = records.map((record) => applyRecord(states, record, columnList));
   const all = [...states.values()];
-  const inserted = await insertNew(tx, spec, all.filter((s) => s.id === undefined), context);
-  const updated = all.filter((s) => s.id !== undefined && s.dirty);
+  // Partition before inserting: the insert gives the new rows their ids.
+  const fresh = all.filter((s) => s.id === undefined);
+  const updated = all.filter((s) => s.id !== undefined && s.changed.size > 0);
+  const inserted = await insertNew(tx, spec, fresh, context);
   await updateChanged(tx, spec, updated, context);
-  const written = [...inserted, ...updated].map(({ id, externalId, columns, data }) => ({
+  const written = [...inserted, ...updated].map(({ id, externalId, columns, data, changed }) => ({
     id: id!,
     externalId,
     columns,
     data,
+    changed,
   }));
   return { outcomes, written };
 }
@@ -111,7 +121,7 @@ function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord, 
       data: record.fields,
       revision: 1,
       fieldRevisions: Object.fromEntries(fieldNames.map((f) => [f, 1])),
-      dirty: true,
+      changed: new Set(fieldNames),
     });
     return 'created';
   }
@@ -122,8 +132,10 @@ function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord, 
   if (changed.length === 0) return 'unchanged';
   state.data = mergeFields(state.data, record.fields);
   state.columns = mergeFields(state.columns, sentColumns);
-  for (const field of changed) state.fieldRevisions[field] = state.revision;
-  state.dirty = true;
+  for (const field of changed) {
+    state.fieldRevisions[field] = state.revision;
+    state.changed.add(field);
+  }
   return 'updated';
 }
 

@@ -15,7 +15,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 export type SqlRunner = Pick<PrismaClient, '$queryRawUnsafe' | '$executeRawUnsafe'>;
 
 /** Table names are constants of the code, never input. */
-export type TrackedTableName = 'products' | 'sale_orders' | 'partners' | 'price_items' | 'stocks';
+export type TrackedTableName = 'products' | 'sale_orders' | 'partners' | 'price_items' | 'stocks' | 'purchase_orders';
 
 /** Fields changed after `threshold`, sorted; used when changing and when acknowledging. */
 export function pendingFieldsSql(fieldRevisions: string, threshold: string): string {

@@ -7,6 +7,7 @@ import '../sale-orders/sale-order.schema';
 import '../partners/partner.schema';
 import '../pricelists/pricelist.schema';
 import '../stocks/stock.schema';
+import '../purchase-orders/purchase-order.schema';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { priceItemInput } from '../pricelists/pricelist.input';
+import { purchaseOrderInput } from '../purchase-orders/purchase-order.input';
 
 export const MAX_PRODUCTS_PER_REQUEST = 5000;
 
@@ -15,6 +16,8 @@ export const productInput = z.looseObject({
   price: z.number().min(0, 'Must be 0 or more').nullable().optional(),
   /** Extracted into price items (not kept in data). */
   pricelists: z.array(priceItemInput, { message: 'Must be an array of price entries' }).optional(),
+  /** Extracted into purchase orders and their lines (not kept in data). */
+  purchase_orders: z.array(purchaseOrderInput, { message: 'Must be an array of purchase orders' }).optional(),
 });
 
 export type ProductInput = z.infer<typeof productInput>;

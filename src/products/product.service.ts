@@ -6,6 +6,7 @@ import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
 import { markListed } from '../changes/tracked-table';
 import { upsertPriceItems } from '../pricelists/pricelist.service';
+import { upsertPurchaseOrders } from '../purchase-orders/purchase-order.service';
 import { MAX_PRODUCTS_PER_REQUEST, productInput } from './product.input';
 
 export const productTable: TrackedTableSpec = { table: 'products', columns: [{ name: 'erp_id', sqlType: 'int' }] };
@@ -16,7 +17,7 @@ export async function syncProducts(
   context: string,
 ): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, productInput, { argName: 'products', maxItems: MAX_PRODUCTS_PER_REQUEST });
-  const incoming = valid.map(({ value: { external_id, erp_id, pricelists: _extracted, ...fields } }) => ({
+  const incoming = valid.map(({ value: { external_id, erp_id, pricelists: _prices, purchase_orders: _orders, ...fields } }) => ({
     externalId: external_id,
     columns: { erp_id },
     fields,
@@ -24,9 +25,12 @@ export async function syncProducts(
   const priceItems = valid.flatMap(({ value }) =>
     (value.pricelists ?? []).map((item) => ({ ...item, product_external_id: value.external_id })),
   );
+  const purchaseOrders = valid.flatMap(({ value }) => value.purchase_orders ?? []);
+  // One transaction: a product and what was extracted from it are stored together or not at all.
   const outcomes = await inTransaction(prisma, async (tx) => {
     const result = await upsertTracked(tx, productTable, incoming, context);
     await upsertPriceItems(tx, priceItems);
+    await upsertPurchaseOrders(tx, purchaseOrders, context);
     return result.outcomes;
   });
   return syncResult(outcomes, errors);

@@ -1,9 +1,17 @@
 import { productRoutes } from '../products/product.routes';
 import { partnerRoutes } from '../partners/partner.routes';
 import { pricelistRoutes } from '../pricelists/pricelist.routes';
+import { purchaseOrderRoutes } from '../purchase-orders/purchase-order.routes';
 import { saleOrderRoutes } from '../sale-orders/sale-order.routes';
 import { stockRoutes } from '../stocks/stock.routes';
 import type { RestRoute } from './route-table';
 
 /** The REST contract, in the order the documents list it. */
-export const restRoutes: readonly RestRoute[] = [...productRoutes, ...pricelistRoutes, ...partnerRoutes, ...saleOrderRoutes, ...stockRoutes];
+export const restRoutes: readonly RestRoute[] = [
+  ...productRoutes,
+  ...pricelistRoutes,
+  ...partnerRoutes,
+  ...saleOrderRoutes,
+  ...stockRoutes,
+  ...purchaseOrderRoutes,
+];

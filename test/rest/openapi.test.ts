@@ -85,7 +85,7 @@ describe('ai-context document', () => {
 
   it('lists every route with its purpose and an example', () => {
     for (const route of restRoutes) {
-      const heading = `#### ${route.method} ${openApiPath(fullPath(route))}`;
+      const heading = `#### ${route.method} ${openApiPath(fullPath(route))}\n`;
       expect(text).toContain(heading);
       const section = text.slice(text.indexOf(heading)).split('\n#### ')[0]!;
       expect(section).toContain(route.summary);

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { MAX_IDS_PER_ACK } from '../changes/tracked-service';
+import type { RestRoute } from '../rest/route-table';
+import { MAX_PURCHASE_ORDERS_PER_REQUEST, purchaseOrderInput } from './purchase-order.input';
+
+const exampleInput = {
+  external_id: 'PO-5001',
+  supplier_external_id: 'SUP-3',
+  state: 'confirmed',
+  order_date: '2026-11-20',
+  lines: [{ product_external_id: 'SKU-1001', quantity: 100, price: 3.1 }],
+};
+
+export const purchaseOrderRoutes: RestRoute[] = [
+  {
+    field: 'Mutation.syncPurchaseOrders',
+    method: 'POST',
+    path: '/v1/purchase-orders',
+    tag: 'Purchase orders',
+    summary: 'Push purchase orders directly',
+    description:
+      `Body: one purchase order object, or {"purchase_orders": [...]} with up to ${MAX_PURCHASE_ORDERS_PER_REQUEST.toLocaleString('en')} orders (more is 413). ` +
+      'The alternative to extraction: a product pushed to POST /api/v1/products may carry purchase_orders with the same shape, stored by the same service. ' +
+      'external_id, supplier_external_id and lines ([{product_external_id, quantity, price}]) are required; erp_id, state and order_date (YYYY-MM-DD or ISO 8601) are optional; ' +
+      'other fields are kept in data. Lines are complete: the lines sent replace the stored ones, and any line change is reported as "lines". ' +
+      'Bad records are listed in errors; the others are stored. Optional query parameter or body field context labels the change.',
+    singleItemArg: 'purchase_orders',
+    queryArgs: ['context'],
+    bodyLists: {
+      purchase_orders: {
+        maxItems: MAX_PURCHASE_ORDERS_PER_REQUEST,
+        items: { name: 'PurchaseOrderInput', schema: z.toJSONSchema(purchaseOrderInput, { target: 'openapi-3.0' }) as Record<string, unknown> },
+      },
+    },
+    example: { request: { purchase_orders: [exampleInput] }, response: { success: true, processed: 1, created: 1, updated: 0, errors: [] } },
+  },
+  {
+    field: 'Query.updatedPurchaseOrders',
+    method: 'GET',
+    path: '/v1/purchase-orders/updated',
+    tag: 'Purchase orders',
+    summary: 'Purchase orders with pending changes',
+    description:
+      'Change records with changedFields ("lines" for any line change), ordered by updatedAt then id. ' +
+      'Acknowledge with POST /api/v1/purchase-orders/updated/batch-delete; a change after the listing stays pending.',
+    paginated: true,
+    example: {
+      response: {
+        payload: [
+          {
+            id: 31,
+            externalId: 'PO-5001',
+            erpId: null,
+            supplierExternalId: 'SUP-3',
+            isNew: false,
+            changedFields: ['lines'],
+            context: 'erp_sync',
+            data: { state: 'confirmed', order_date: '2026-11-20', lines: exampleInput.lines },
+            updatedAt: '2026-11-22T08:30:00.000Z',
+          },
+        ],
+        meta: { total: 1, limit: 50, offset: 0 },
+      },
+    },
+  },
+  {
+    field: 'Mutation.acknowledgePurchaseOrders',
+    method: 'POST',
+    path: '/v1/purchase-orders/updated/batch-delete',
+    tag: 'Purchase orders',
+    summary: 'Acknowledge purchase orders',
+    description: `Body {"ids": [...]} with 1 to ${MAX_IDS_PER_ACK.toLocaleString('en')} ids (more is 413). acknowledged counts the known ids; unknown ids are listed in notFound.`,
+    bodyLists: { ids: { maxItems: MAX_IDS_PER_ACK } },
+    example: { request: { ids: [31] }, response: { success: true, acknowledged: 1, notFound: [] } },
+  },
+  {
+    field: 'Query.purchaseOrder',
+    method: 'GET',
+    path: '/v1/purchase-orders/:id',
+    tag: 'Purchase orders',
+    summary: 'One purchase order with its lines',
+    description: 'The order (middleware id) with its lines in order. 404 when unknown. Reading it does not affect acknowledgements.',
+    example: {
+      response: {
+        id: 31,
+        externalId: 'PO-5001',
+        erpId: null,
+        supplierExternalId: 'SUP-3',
+        state: 'confirmed',
+        orderDate: '2026-11-20',
+        lines: [{ id: 901, position: 0, productExternalId: 'SKU-1001', quantity: 100, price: 3.1 }],
+        data: { state: 'confirmed', order_date: '2026-11-20', lines: exampleInput.lines },
+        context: 'erp_sync',
+        pending: true,
+        isNew: false,
+        changedFields: ['lines'],
+        createdAt: '2026-11-20T10:00:00.000Z',
+        updatedAt: '2026-11-22T08:30:00.000Z',
+      },
+    },
+  },
+];

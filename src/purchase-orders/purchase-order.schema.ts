@@ -1,0 +1,93 @@
+import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { notFound } from '../errors/app-error';
+import { builder } from '../graphql/builder';
+import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
+import { MAX_PURCHASE_ORDERS_PER_REQUEST } from './purchase-order.input';
+import { listPurchaseOrders, listUpdatedPurchaseOrders, syncPurchaseOrders } from './purchase-order.service';
+
+const dataOf = (o: { data: unknown }) => o.data as Record<string, unknown>;
+const textOrNull = (value: unknown) => (typeof value === 'string' ? value : null);
+
+export const PurchaseOrderChange = builder.prismaObject('PurchaseOrder', {
+  variant: 'PurchaseOrderChange',
+  description: 'A purchase order with pending changes. A change to any line is reported as "lines".',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'Middleware record id; used in the acknowledgement and in GET /api/v1/purchase-orders/{id}.' }),
+    externalId: t.exposeString('externalId'),
+    erpId: t.exposeInt('erpId', { nullable: true }),
+    supplierExternalId: t.exposeString('supplierExternalId'),
+    isNew: t.exposeBoolean('isNew', { description: 'True until the record is first acknowledged.' }),
+    changedFields: t.exposeStringList('changedFields', {
+      description: 'Fields changed since the last acknowledgement (all fields while isNew); "lines" for any line change.',
+    }),
+    context: t.exposeString('context'),
+    data: t.field({ type: 'JSONObject', description: 'The order as the ERP sent it (state, order_date, lines…).', resolve: dataOf }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+export const PurchaseOrderLine = builder.prismaObject('PurchaseOrderLine', {
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    position: t.exposeInt('position', { description: 'Position of the line in the order, from 0.' }),
+    productExternalId: t.exposeString('productExternalId'),
+    quantity: t.exposeFloat('quantity'),
+    price: t.exposeFloat('price'),
+  }),
+});
+
+export const PurchaseOrder = builder.prismaObject('PurchaseOrder', {
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    externalId: t.exposeString('externalId'),
+    erpId: t.exposeInt('erpId', { nullable: true }),
+    supplierExternalId: t.exposeString('supplierExternalId'),
+    state: t.string({ nullable: true, resolve: (o) => textOrNull(dataOf(o).state) }),
+    orderDate: t.string({ nullable: true, description: 'order_date as the ERP sent it.', resolve: (o) => textOrNull(dataOf(o).order_date) }),
+    lines: t.relation('lines', { query: { orderBy: { position: 'asc' } } }),
+    data: t.field({ type: 'JSONObject', resolve: dataOf }),
+    context: t.exposeString('context'),
+    pending: t.exposeBoolean('pending'),
+    isNew: t.exposeBoolean('isNew'),
+    changedFields: t.exposeStringList('changedFields'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const PurchaseOrderFilter = builder.inputType('PurchaseOrderFilter', {
+  fields: (t) => ({ supplierExternalId: t.string(), pending: t.boolean() }),
+});
+
+// updatedPurchaseOrders is declared before purchaseOrder so that /purchase-orders/updated is routed before /purchase-orders/{id}.
+builder.queryFields((t) => ({
+  updatedPurchaseOrders: t.field({
+    type: pageOf('PurchaseOrderChangePage', PurchaseOrderChange),
+    description: 'Purchase orders with pending changes, ordered by updatedAt then id.',
+    args: changeListArgs,
+    resolve: (_root, args, ctx) => listUpdatedPurchaseOrders(ctx.prisma, args),
+  }),
+  purchaseOrders: t.field({
+    type: pageOf('PurchaseOrderPage', PurchaseOrder),
+    description: 'All purchase orders for dashboards, newest change first.',
+    args: { filter: t.arg({ type: PurchaseOrderFilter }), ...pageArgs },
+    resolve: (_root, args, ctx) => listPurchaseOrders(ctx.prisma, args.filter ?? {}, args),
+  }),
+  purchaseOrder: t.prismaField({
+    type: PurchaseOrder,
+    description: 'One purchase order with its lines; NOT_FOUND for an unknown id.',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const order = await ctx.prisma.purchaseOrder.findUnique({ ...query, where: { id: args.id } });
+      if (!order) throw notFound('Purchase order', args.id);
+      return order;
+    },
+  }),
+}));
+
+registerTrackedOperations({
+  table: 'purchase_orders',
+  label: 'Purchase order',
+  names: { ackMany: 'acknowledgePurchaseOrders', pendingCount: 'purchaseOrders' },
+  sync: { name: 'syncPurchaseOrders', listArg: 'purchase_orders', maxItems: MAX_PURCHASE_ORDERS_PER_REQUEST, run: syncPurchaseOrders },
+});
