@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { Client } from 'pg';
 import { applyMigrations } from '../../src/db/migrator';
@@ -12,6 +13,8 @@ export type TestDatabase = {
   prisma: PrismaClient;
   /** Connection string of this test's own PostgreSQL database (postgresql only). */
   url?: string;
+  /** SQL statements the Prisma client has sent so far (for N+1 checks). */
+  queryCount(): number;
   /** Applies pending migrations again; returns the names applied. */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
@@ -29,10 +32,11 @@ async function openPglite(): Promise<TestDatabase> {
   const pglite = await PGlite.create();
   const adapter = new PrismaPGlite(pglite);
   await applyMigrations(adapter);
-  const prisma = new PrismaClient({ adapter });
+  const { prisma, queryCount } = countingClient(adapter);
   return {
     backend: 'pglite',
     prisma,
+    queryCount,
     migrate: () => applyMigrations(adapter),
     async close() {
       await prisma.$disconnect();
@@ -66,10 +70,11 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
 async function openPostgres(): Promise<TestDatabase> {
   const database = await createPostgresDatabase();
   await migratePostgres(database.url);
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+  const { prisma, queryCount } = countingClient(new PrismaPg({ connectionString: database.url }));
   return {
     backend: 'postgresql',
     prisma,
+    queryCount,
     url: database.url,
     migrate: () => migratePostgres(database.url),
     async close() {
@@ -77,4 +82,13 @@ async function openPostgres(): Promise<TestDatabase> {
       await database.drop();
     },
   };
+}
+
+function countingClient(adapter: SqlDriverAdapterFactory) {
+  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  let count = 0;
+  prisma.$on('query', () => {
+    count++;
+  });
+  return { prisma: prisma as unknown as PrismaClient, queryCount: () => count };
 }
