@@ -1,5 +1,5 @@
 import { registerTrackedOperations } from '../changes/tracked-graphql';
-import { validationFailed } from '../errors/app-error';
+import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { MAX_PARTNERS_PER_REQUEST, PARTNER_TYPES } from './partner.input';
@@ -16,17 +16,8 @@ const partnerType = (value: string | null) => value as (typeof PARTNER_TYPES)[nu
 export const PartnerChange = builder.prismaObject('Partner', {
   variant: 'PartnerChange',
   description: 'A partner with pending changes (outbound change record).',
+  interfaces: [ChangeRecord],
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'Middleware record id; used in the acknowledgement.' }),
-    externalId: t.exposeString('externalId'),
-    erpId: t.exposeInt('erpId', { nullable: true }),
-    isNew: t.exposeBoolean('isNew', { description: 'True until the record is first acknowledged.' }),
-    changedFields: t.exposeStringList('changedFields', {
-      description: 'Fields changed since the last acknowledgement (all fields while isNew).',
-    }),
-    context: t.exposeString('context'),
-    data: t.field({ type: 'JSONObject', description: 'The partner fields as the ERP sent them.', resolve: (p) => p.data as Record<string, unknown> }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     parentExternalId: t.exposeString('parentExternalId', { nullable: true }),
     parentId: t.exposeInt('parentId', { nullable: true, description: 'Middleware id of the parent partner.' }),
     type: t.field({ type: PartnerTypeEnum, nullable: true, resolve: (p) => partnerType(p.type) }),
@@ -34,24 +25,13 @@ export const PartnerChange = builder.prismaObject('Partner', {
 });
 
 export const Partner = builder.prismaObject('Partner', {
+  interfaces: [TrackedRecord, ChangeRecord],
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    externalId: t.exposeString('externalId'),
-    erpId: t.exposeInt('erpId', { nullable: true }),
     type: t.field({ type: PartnerTypeEnum, nullable: true, resolve: (p) => partnerType(p.type) }),
     parentExternalId: t.exposeString('parentExternalId', { nullable: true }),
     parentId: t.exposeInt('parentId', { nullable: true }),
     parent: t.relation('parent', { nullable: true }),
     children: t.relation('children', { query: { orderBy: { id: 'asc' } } }),
-    data: t.field({ type: 'JSONObject', resolve: (p) => p.data as Record<string, unknown> }),
-    context: t.exposeString('context'),
-    pending: t.exposeBoolean('pending'),
-    isNew: t.exposeBoolean('isNew'),
-    changedFields: t.exposeStringList('changedFields'),
-    revision: t.exposeInt('revision'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    acknowledgedAt: t.expose('acknowledgedAt', { type: 'DateTime', nullable: true }),
   }),
 });
 
@@ -94,12 +74,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One partner by middleware id or external id (exactly one of them).',
     args: { id: t.arg.int(), externalId: t.arg.string() },
-    resolve: (query, _root, args, ctx) => {
-      if ((args.id == null) === (args.externalId == null)) {
-        throw validationFailed([{ field: 'id', message: 'Give exactly one of id and externalId' }]);
-      }
-      return ctx.prisma.partner.findUnique({ ...query, where: args.id != null ? { id: args.id } : { externalId: args.externalId! } });
-    },
+    resolve: (query, _root, args, ctx) => ctx.prisma.partner.findUnique({ ...query, where: idOrExternalId(args) }),
   }),
 }));
 

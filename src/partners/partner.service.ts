@@ -2,10 +2,11 @@ import type { Partner, PrismaClient } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { SyncErrorShape, SyncResultShape } from '../graphql/common-types';
 import type { PageShape } from '../graphql/pages';
-import { resolvePage, type PageArgs } from '../changes/pagination';
+import type { PageArgs } from '../changes/pagination';
+import { CHANGE_ORDER, RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
-import { markListed, type SqlRunner } from '../changes/tracked-table';
+import type { SqlRunner } from '../changes/tracked-table';
 import { MAX_PARTNERS_PER_REQUEST, partnerInput } from './partner.input';
 import { planPartnerBatch } from './partner-tree';
 
@@ -89,31 +90,25 @@ async function resolveParentIds(tx: SqlRunner, externalIds: string[]): Promise<v
   );
 }
 
-export async function listUpdatedPartners(prisma: PrismaClient, args: PageArgs): Promise<PageShape<Partner>> {
-  const page = resolvePage(args);
-  const where = { pending: true, ...(page.since ? { updatedAt: { gt: page.since } } : {}) };
-  const [payload, total] = await Promise.all([
-    prisma.partner.findMany({ where, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.limit }),
-    prisma.partner.count({ where }),
-  ]);
-  await markListed(prisma, 'partners', payload);
-  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+export function listUpdatedPartners(prisma: PrismaClient, args: PageArgs): Promise<PageShape<Partner>> {
+  return changeListPage(prisma, 'partners', args, {
+    find: (where, window) => prisma.partner.findMany({ where, orderBy: CHANGE_ORDER, ...window }),
+    count: (where) => prisma.partner.count({ where }),
+  });
 }
 
 export type PartnerFilter = { pending?: boolean | null; type?: string | null; rootsOnly?: boolean | null };
 
-export async function listPartners(prisma: PrismaClient, filter: PartnerFilter, args: PageArgs): Promise<PageShape<Partner>> {
-  const page = resolvePage(args);
+export function listPartners(prisma: PrismaClient, filter: PartnerFilter, args: PageArgs): Promise<PageShape<Partner>> {
   const where = {
     ...(filter.pending != null ? { pending: filter.pending } : {}),
     ...(filter.type ? { type: filter.type } : {}),
     ...(filter.rootsOnly ? { parentId: null } : {}),
   };
-  const [payload, total] = await Promise.all([
-    prisma.partner.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
-    prisma.partner.count({ where }),
-  ]);
-  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+  return fetchPage(args, where, {
+    find: (w, window) => prisma.partner.findMany({ where: w, orderBy: RECENT_ORDER, ...window }),
+    count: (w) => prisma.partner.count({ where: w }),
+  });
 }
 
 export type PartnerNode = ReturnType<typeof partnerRecord> & { children: PartnerNode[] };

@@ -2,7 +2,8 @@ import type { PriceItem, PrismaClient } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { PageShape } from '../graphql/pages';
 import { resolvePage, type PageArgs } from '../changes/pagination';
-import { markListed, pendingFieldsSql, type SqlRunner } from '../changes/tracked-table';
+import { pendingFieldsSql, type SqlRunner } from '../changes/tracked-table';
+import { CHANGE_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import type { PriceItemInput } from './pricelist.input';
 
 const TRACKED = ['price', 'start_date', 'end_date'] as const;
@@ -54,15 +55,11 @@ export async function upsertPriceItems(
 }
 
 /** Price items whose price or dates changed, oldest change first; remembered for the ack. */
-export async function listUpdatedPriceItems(prisma: PrismaClient, args: PageArgs): Promise<PageShape<PriceItem>> {
-  const page = resolvePage(args);
-  const where = { pending: true, ...(page.since ? { updatedAt: { gt: page.since } } : {}) };
-  const [payload, total] = await Promise.all([
-    prisma.priceItem.findMany({ where, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.limit }),
-    prisma.priceItem.count({ where }),
-  ]);
-  await markListed(prisma, 'price_items', payload);
-  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+export function listUpdatedPriceItems(prisma: PrismaClient, args: PageArgs): Promise<PageShape<PriceItem>> {
+  return changeListPage(prisma, 'price_items', args, {
+    find: (where, window) => prisma.priceItem.findMany({ where, orderBy: CHANGE_ORDER, ...window }),
+    count: (where) => prisma.priceItem.count({ where }),
+  });
 }
 
 export type PricelistSummary = { id: string; name: string; itemCount: number };
@@ -94,12 +91,10 @@ export async function listPricelistItems(
   pricelistId: string,
   args: PageArgs,
 ): Promise<PageShape<PriceItem>> {
-  const page = resolvePage(args);
-  const where = { pricelistExternalId: pricelistId };
-  const [payload, total] = await Promise.all([
-    prisma.priceItem.findMany({ where, orderBy: { id: 'asc' }, skip: page.offset, take: page.limit }),
-    prisma.priceItem.count({ where }),
-  ]);
-  if (total === 0) throw notFound('Pricelist', pricelistId);
-  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+  const page = await fetchPage(args, { pricelistExternalId: pricelistId }, {
+    find: (where, window) => prisma.priceItem.findMany({ where, orderBy: { id: 'asc' }, ...window }),
+    count: (where) => prisma.priceItem.count({ where }),
+  });
+  if (page.meta.total === 0) throw notFound('Pricelist', pricelistId);
+  return page;
 }

@@ -1,10 +1,10 @@
 import type { PrismaClient, Product } from '../generated/prisma/client';
 import type { SyncResultShape } from '../graphql/common-types';
 import type { PageShape } from '../graphql/pages';
-import { resolvePage, type PageArgs } from '../changes/pagination';
+import type { PageArgs } from '../changes/pagination';
+import { CHANGE_ORDER, RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
-import { markListed } from '../changes/tracked-table';
 import { upsertPriceItems } from '../pricelists/pricelist.service';
 import { upsertPurchaseOrders } from '../purchase-orders/purchase-order.service';
 import { MAX_PRODUCTS_PER_REQUEST, productInput } from './product.input';
@@ -43,32 +43,22 @@ export type ProductFilter = {
 };
 
 /** All products for dashboards, newest change first; does not touch the acknowledgement ledger. */
-export async function listProducts(
-  prisma: PrismaClient,
-  filter: ProductFilter,
-  args: PageArgs,
-): Promise<PageShape<Product>> {
-  const page = resolvePage(args);
+export function listProducts(prisma: PrismaClient, filter: ProductFilter, args: PageArgs): Promise<PageShape<Product>> {
   const where = {
     ...(filter.pending != null ? { pending: filter.pending } : {}),
     ...(filter.externalId ? { externalId: filter.externalId } : {}),
     ...(filter.updatedSince ? { updatedAt: { gt: filter.updatedSince } } : {}),
   };
-  const [payload, total] = await Promise.all([
-    prisma.product.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
-    prisma.product.count({ where }),
-  ]);
-  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+  return fetchPage(args, where, {
+    find: (w, window) => prisma.product.findMany({ where: w, orderBy: RECENT_ORDER, ...window }),
+    count: (w) => prisma.product.count({ where: w }),
+  });
 }
 
 /** Products with pending changes, oldest change first; the page is remembered for the ack. */
-export async function listUpdatedProducts(prisma: PrismaClient, args: PageArgs): Promise<PageShape<Product>> {
-  const page = resolvePage(args);
-  const where = { pending: true, ...(page.since ? { updatedAt: { gt: page.since } } : {}) };
-  const [payload, total] = await Promise.all([
-    prisma.product.findMany({ where, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.limit }),
-    prisma.product.count({ where }),
-  ]);
-  await markListed(prisma, 'products', payload);
-  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+export function listUpdatedProducts(prisma: PrismaClient, args: PageArgs): Promise<PageShape<Product>> {
+  return changeListPage(prisma, 'products', args, {
+    find: (where, window) => prisma.product.findMany({ where, orderBy: CHANGE_ORDER, ...window }),
+    count: (where) => prisma.product.count({ where }),
+  });
 }

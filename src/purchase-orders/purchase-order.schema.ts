@@ -1,4 +1,5 @@
 import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { ChangeRecord, TrackedRecord } from '../changes/tracked-fields';
 import { notFound } from '../errors/app-error';
 import { builder } from '../graphql/builder';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
@@ -10,19 +11,11 @@ const textOrNull = (value: unknown) => (typeof value === 'string' ? value : null
 
 export const PurchaseOrderChange = builder.prismaObject('PurchaseOrder', {
   variant: 'PurchaseOrderChange',
-  description: 'A purchase order with pending changes. A change to any line is reported as "lines".',
+  description:
+    'A purchase order with pending changes; data holds the order as the ERP sent it (state, order_date, lines…). A change to any line is reported as "lines".',
+  interfaces: [ChangeRecord],
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'Middleware record id; used in the acknowledgement and in GET /api/v1/purchase-orders/{id}.' }),
-    externalId: t.exposeString('externalId'),
-    erpId: t.exposeInt('erpId', { nullable: true }),
     supplierExternalId: t.exposeString('supplierExternalId'),
-    isNew: t.exposeBoolean('isNew', { description: 'True until the record is first acknowledged.' }),
-    changedFields: t.exposeStringList('changedFields', {
-      description: 'Fields changed since the last acknowledgement (all fields while isNew); "lines" for any line change.',
-    }),
-    context: t.exposeString('context'),
-    data: t.field({ type: 'JSONObject', description: 'The order as the ERP sent it (state, order_date, lines…).', resolve: dataOf }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 
@@ -37,21 +30,12 @@ export const PurchaseOrderLine = builder.prismaObject('PurchaseOrderLine', {
 });
 
 export const PurchaseOrder = builder.prismaObject('PurchaseOrder', {
+  interfaces: [TrackedRecord, ChangeRecord],
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    externalId: t.exposeString('externalId'),
-    erpId: t.exposeInt('erpId', { nullable: true }),
     supplierExternalId: t.exposeString('supplierExternalId'),
     state: t.string({ nullable: true, resolve: (o) => textOrNull(dataOf(o).state) }),
     orderDate: t.string({ nullable: true, description: 'order_date as the ERP sent it.', resolve: (o) => textOrNull(dataOf(o).order_date) }),
     lines: t.relation('lines', { query: { orderBy: { position: 'asc' } } }),
-    data: t.field({ type: 'JSONObject', resolve: dataOf }),
-    context: t.exposeString('context'),
-    pending: t.exposeBoolean('pending'),
-    isNew: t.exposeBoolean('isNew'),
-    changedFields: t.exposeStringList('changedFields'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 

@@ -1,10 +1,11 @@
 import type { PrismaClient, PurchaseOrder } from '../generated/prisma/client';
 import type { SyncResultShape } from '../graphql/common-types';
 import type { PageShape } from '../graphql/pages';
-import { resolvePage, type PageArgs } from '../changes/pagination';
+import type { PageArgs } from '../changes/pagination';
+import { CHANGE_ORDER, RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inTransaction, upsertTracked, type RecordOutcome, type TrackedTableSpec } from '../changes/tracked-sync';
-import { markListed, type SqlRunner } from '../changes/tracked-table';
+import type { SqlRunner } from '../changes/tracked-table';
 import { MAX_PURCHASE_ORDERS_PER_REQUEST, purchaseOrderInput, type PurchaseOrderInput } from './purchase-order.input';
 
 const purchaseOrderTable: TrackedTableSpec = {
@@ -76,30 +77,24 @@ export async function syncPurchaseOrders(
   return syncResult(outcomes, errors);
 }
 
-export async function listUpdatedPurchaseOrders(prisma: PrismaClient, args: PageArgs): Promise<PageShape<PurchaseOrder>> {
-  const page = resolvePage(args);
-  const where = { pending: true, ...(page.since ? { updatedAt: { gt: page.since } } : {}) };
-  const [payload, total] = await Promise.all([
-    prisma.purchaseOrder.findMany({ where, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.limit }),
-    prisma.purchaseOrder.count({ where }),
-  ]);
-  await markListed(prisma, 'purchase_orders', payload);
-  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+export function listUpdatedPurchaseOrders(prisma: PrismaClient, args: PageArgs): Promise<PageShape<PurchaseOrder>> {
+  return changeListPage(prisma, 'purchase_orders', args, {
+    find: (where, window) => prisma.purchaseOrder.findMany({ where, orderBy: CHANGE_ORDER, ...window }),
+    count: (where) => prisma.purchaseOrder.count({ where }),
+  });
 }
 
-export async function listPurchaseOrders(
+export function listPurchaseOrders(
   prisma: PrismaClient,
   filter: { supplierExternalId?: string | null; pending?: boolean | null },
   args: PageArgs,
 ): Promise<PageShape<PurchaseOrder>> {
-  const page = resolvePage(args);
   const where = {
     ...(filter.supplierExternalId ? { supplierExternalId: filter.supplierExternalId } : {}),
     ...(filter.pending != null ? { pending: filter.pending } : {}),
   };
-  const [payload, total] = await Promise.all([
-    prisma.purchaseOrder.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
-    prisma.purchaseOrder.count({ where }),
-  ]);
-  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+  return fetchPage(args, where, {
+    find: (w, window) => prisma.purchaseOrder.findMany({ where: w, orderBy: RECENT_ORDER, ...window }),
+    count: (w) => prisma.purchaseOrder.count({ where: w }),
+  });
 }

@@ -1,5 +1,5 @@
 import { registerTrackedOperations } from '../changes/tracked-graphql';
-import { validationFailed } from '../errors/app-error';
+import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { MAX_SALE_ORDERS_PER_REQUEST, SALE_ORDER_DIRECTIONS } from './sale-order.input';
@@ -15,43 +15,19 @@ const direction = (value: string) => value as (typeof SALE_ORDER_DIRECTIONS)[num
 /** A sale order with pending changes: the record of SPEC 2.1 plus direction and partner. */
 export const SaleOrderChange = builder.prismaObject('SaleOrder', {
   variant: 'SaleOrderChange',
-  description: 'A sale order with pending changes (outbound change record).',
+  description: 'A sale order with pending changes (outbound change record); data holds lines and any other fields.',
+  interfaces: [ChangeRecord],
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'Middleware record id; used in the acknowledgement.' }),
-    externalId: t.exposeString('externalId'),
-    erpId: t.exposeInt('erpId', { nullable: true }),
     direction: t.field({ type: SaleOrderDirectionEnum, resolve: (o) => direction(o.direction) }),
     partnerExternalId: t.exposeString('partnerExternalId', { nullable: true }),
-    isNew: t.exposeBoolean('isNew', { description: 'True until the record is first acknowledged.' }),
-    changedFields: t.exposeStringList('changedFields', {
-      description: 'Fields changed since the last acknowledgement (all fields while isNew).',
-    }),
-    context: t.exposeString('context'),
-    data: t.field({
-      type: 'JSONObject',
-      description: 'The order fields as the ERP sent them (lines and any others).',
-      resolve: (o) => o.data as Record<string, unknown>,
-    }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 
 export const SaleOrder = builder.prismaObject('SaleOrder', {
+  interfaces: [TrackedRecord, ChangeRecord],
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    externalId: t.exposeString('externalId'),
-    erpId: t.exposeInt('erpId', { nullable: true }),
     direction: t.field({ type: SaleOrderDirectionEnum, resolve: (o) => direction(o.direction) }),
     partnerExternalId: t.exposeString('partnerExternalId', { nullable: true }),
-    data: t.field({ type: 'JSONObject', resolve: (o) => o.data as Record<string, unknown> }),
-    context: t.exposeString('context'),
-    pending: t.exposeBoolean('pending'),
-    isNew: t.exposeBoolean('isNew'),
-    changedFields: t.exposeStringList('changedFields'),
-    revision: t.exposeInt('revision'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    acknowledgedAt: t.expose('acknowledgedAt', { type: 'DateTime', nullable: true }),
   }),
 });
 
@@ -87,15 +63,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One sale order by middleware id or external id (exactly one of them).',
     args: { id: t.arg.int(), externalId: t.arg.string() },
-    resolve: (query, _root, args, ctx) => {
-      if ((args.id == null) === (args.externalId == null)) {
-        throw validationFailed([{ field: 'id', message: 'Give exactly one of id and externalId' }]);
-      }
-      return ctx.prisma.saleOrder.findUnique({
-        ...query,
-        where: args.id != null ? { id: args.id } : { externalId: args.externalId! },
-      });
-    },
+    resolve: (query, _root, args, ctx) => ctx.prisma.saleOrder.findUnique({ ...query, where: idOrExternalId(args) }),
   }),
 }));
 

@@ -1,10 +1,10 @@
 import type { PrismaClient, SaleOrder } from '../generated/prisma/client';
 import type { SyncResultShape } from '../graphql/common-types';
 import type { PageShape } from '../graphql/pages';
-import { resolvePage, type PageArgs } from '../changes/pagination';
+import type { PageArgs } from '../changes/pagination';
+import { CHANGE_ORDER, RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
-import { markListed } from '../changes/tracked-table';
 import { MAX_SALE_ORDERS_PER_REQUEST, saleOrderInput, type SaleOrderDirection } from './sale-order.input';
 
 const saleOrderTable: TrackedTableSpec = {
@@ -40,40 +40,32 @@ export type SaleOrderFilter = {
   partnerExternalId?: string | null;
 };
 
-function whereOf(filter: SaleOrderFilter) {
-  return {
+/** Sale orders with pending changes, optionally of one direction; the page is remembered for the ack. */
+export function listUpdatedSaleOrders(
+  prisma: PrismaClient,
+  args: PageArgs & { direction?: SaleOrderDirection | null },
+): Promise<PageShape<SaleOrder>> {
+  return changeListPage(
+    prisma,
+    'sale_orders',
+    args,
+    {
+      find: (where, window) => prisma.saleOrder.findMany({ where, orderBy: CHANGE_ORDER, ...window }),
+      count: (where) => prisma.saleOrder.count({ where }),
+    },
+    args.direction ? { direction: args.direction } : {},
+  );
+}
+
+/** All sale orders for dashboards, newest change first. */
+export function listSaleOrders(prisma: PrismaClient, filter: SaleOrderFilter, args: PageArgs): Promise<PageShape<SaleOrder>> {
+  const where = {
     ...(filter.direction ? { direction: filter.direction } : {}),
     ...(filter.pending != null ? { pending: filter.pending } : {}),
     ...(filter.partnerExternalId ? { partnerExternalId: filter.partnerExternalId } : {}),
   };
-}
-
-/** Sale orders with pending changes, optionally of one direction; the page is remembered for the ack. */
-export async function listUpdatedSaleOrders(
-  prisma: PrismaClient,
-  args: PageArgs & { direction?: SaleOrderDirection | null },
-): Promise<PageShape<SaleOrder>> {
-  const page = resolvePage(args);
-  const where = { ...whereOf({ direction: args.direction, pending: true }), ...(page.since ? { updatedAt: { gt: page.since } } : {}) };
-  const [payload, total] = await Promise.all([
-    prisma.saleOrder.findMany({ where, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.limit }),
-    prisma.saleOrder.count({ where }),
-  ]);
-  await markListed(prisma, 'sale_orders', payload);
-  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
-}
-
-/** All sale orders for dashboards, newest change first. */
-export async function listSaleOrders(
-  prisma: PrismaClient,
-  filter: SaleOrderFilter,
-  args: PageArgs,
-): Promise<PageShape<SaleOrder>> {
-  const page = resolvePage(args);
-  const where = whereOf(filter);
-  const [payload, total] = await Promise.all([
-    prisma.saleOrder.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
-    prisma.saleOrder.count({ where }),
-  ]);
-  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+  return fetchPage(args, where, {
+    find: (w, window) => prisma.saleOrder.findMany({ where: w, orderBy: RECENT_ORDER, ...window }),
+    count: (w) => prisma.saleOrder.count({ where: w }),
+  });
 }

@@ -2,10 +2,10 @@ import type { PrismaClient, Stock } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { SyncResultShape } from '../graphql/common-types';
 import type { PageShape } from '../graphql/pages';
-import { resolvePage, type PageArgs } from '../changes/pagination';
+import type { PageArgs } from '../changes/pagination';
+import { CHANGE_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import type { RecordOutcome } from '../changes/tracked-sync';
-import { markListed } from '../changes/tracked-table';
 import { MAX_STOCKS_PER_REQUEST, stockInput, type StockInput } from './stock.input';
 
 /**
@@ -73,34 +73,24 @@ function upsertStocks(prisma: PrismaClient, entriesJson: string): Promise<Array<
 }
 
 /** Entries whose quantity changed since their last acknowledgement (the delta query). */
-export async function listChangedStocks(prisma: PrismaClient, args: PageArgs): Promise<PageShape<Stock>> {
-  const page = resolvePage(args);
-  const where = { pending: true, ...(page.since ? { updatedAt: { gt: page.since } } : {}) };
-  const [payload, total] = await Promise.all([
-    prisma.stock.findMany({ where, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.limit }),
-    prisma.stock.count({ where }),
-  ]);
-  await markListed(prisma, 'stocks', payload);
-  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+export function listChangedStocks(prisma: PrismaClient, args: PageArgs): Promise<PageShape<Stock>> {
+  return changeListPage(prisma, 'stocks', args, {
+    find: (where, window) => prisma.stock.findMany({ where, orderBy: CHANGE_ORDER, ...window }),
+    count: (where) => prisma.stock.count({ where }),
+  });
 }
 
 /** All stock of one supplier, or of one product across suppliers. An unknown id is an empty page. */
-export async function listStocks(
+export function listStocks(
   prisma: PrismaClient,
   filter: { supplierExternalId: string } | { productExternalId: string },
   args: PageArgs,
 ): Promise<PageShape<Stock>> {
-  const page = resolvePage(args);
-  const [payload, total] = await Promise.all([
-    prisma.stock.findMany({
-      where: filter,
-      orderBy: 'supplierExternalId' in filter ? [{ productExternalId: 'asc' }] : [{ supplierExternalId: 'asc' }],
-      skip: page.offset,
-      take: page.limit,
-    }),
-    prisma.stock.count({ where: filter }),
-  ]);
-  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+  const orderBy = 'supplierExternalId' in filter ? { productExternalId: 'asc' as const } : { supplierExternalId: 'asc' as const };
+  return fetchPage(args, filter, {
+    find: (where, window) => prisma.stock.findMany({ where, orderBy, ...window }),
+    count: (where) => prisma.stock.count({ where }),
+  });
 }
 
 export async function lookupStock(prisma: PrismaClient, supplierId: string, productId: string): Promise<Stock> {
