@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { useBearerAuth } from './auth/auth.plugin';
 import type { AppConfig } from './config';
 import type { Database } from './db/database';
+import type { EventHub } from './events/hub';
+import type { SecretBox } from './webhooks/secret-box';
 import type { RequestContext, ServerContext } from './graphql/context';
 import { useErrorPolicy } from './graphql/error-policy.plugin';
 import { createLoaders } from './graphql/loaders';
@@ -23,10 +25,12 @@ export type AppDeps = {
   config: Pick<AppConfig, 'maxBodyBytes' | 'tokenLastUsedResolutionMs'>;
   db: Pick<Database, 'prisma' | 'backend'>;
   logger: Logger;
+  events: EventHub;
+  secrets: SecretBox;
 };
 
 /** Builds the whole HTTP application without listening, so tests call it in-process. */
-export function createApp({ config, db, logger }: AppDeps): App {
+export function createApp({ config, db, logger, events, secrets }: AppDeps): App {
   const publicDocuments: PublicDocument[] = [
     {
       method: 'GET',
@@ -68,6 +72,8 @@ export function createApp({ config, db, logger }: AppDeps): App {
       auth: auth ?? null,
       logger: logger.child({ requestId }),
       loaders: createLoaders(db.prisma),
+      events,
+      secrets,
     }),
     plugins: [
       useRequestLog(logger),

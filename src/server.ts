@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { createApp } from './app';
 import type { AppConfig } from './config';
 import { openDatabase, type Database } from './db/database';
+import { createEventHub } from './events/hub';
+import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
 
 export type RunningServer = { url: string; server: Server; db: Database; close(): Promise<void> };
 
@@ -12,7 +14,9 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   try {
     await db.migrate();
-    const app = createApp({ config, db, logger });
+    const events = createEventHub({ redisUrl: config.redisUrl });
+    const secrets = createSecretBox(await loadEncryptionKey(config));
+    const app = createApp({ config, db, logger, events, secrets });
     const server = createServer(app);
     server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout
     await new Promise<void>((resolve, reject) => {
@@ -32,6 +36,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
         await drained;
         clearTimeout(timer);
+        await events.close();
         await db.close();
       })());
     return { url, server, db, close };

@@ -72,6 +72,6 @@ export async function acknowledgeMany(
   }
   if (ids.length === 0) throw validationFailed([{ field: 'ids', message: 'Must list at least one id' }]);
   const unique = [...new Set(ids)];
-  const found = new Set(await acknowledge(prisma, table, unique));
+  const found = new Set((await acknowledge(prisma, table, unique)).map((row) => row.id));
   return { success: true, acknowledged: found.size, notFound: unique.filter((id) => !found.has(id)) };
 }

@@ -39,16 +39,18 @@ export async function markListed(
 
 /**
  * Acknowledges the listed revision of each record (the current one when it was never listed).
- * Idempotent. Returns the ids that exist.
+ * Idempotent. Returns the records that exist.
  */
 export async function acknowledge(
   db: SqlRunner,
   table: TrackedTableName,
   ids: readonly number[],
-): Promise<number[]> {
+): Promise<Array<{ id: number; external_id: string | null }>> {
   if (ids.length === 0) return [];
+  // Price items and stock entries have no external_id of their own.
+  const externalId = table === 'price_items' || table === 'stocks' ? 'NULL::text' : 't.external_id';
   const covered = 'COALESCE(t.listed_revision, t.revision)';
-  const rows = await db.$queryRawUnsafe<Array<{ id: number }>>(
+  return db.$queryRawUnsafe<Array<{ id: number; external_id: string | null }>>(
     `UPDATE "${table}" AS t SET
         acked_revision = GREATEST(t.acked_revision, ${covered}),
         changed_fields = ${pendingFieldsSql('t.field_revisions', `GREATEST(t.acked_revision, ${covered})`)},
@@ -56,8 +58,7 @@ export async function acknowledge(
         is_new = false,
         acknowledged_at = now()
       WHERE t.id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)
-      RETURNING t.id`,
+      RETURNING t.id, ${externalId} AS external_id`,
     JSON.stringify(ids),
   );
-  return rows.map((row) => row.id);
 }

@@ -11,6 +11,13 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection string')
     .optional(),
+  /** 32 bytes (64 hex characters or base64) that encrypt webhook secrets; required with DATABASE_URL. */
+  ENCRYPTION_KEY: z.string().optional(),
+  /** Shared fan-out of live events between replicas. */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// connection string')
+    .optional(),
   LOG_LEVEL: z.enum(logLevels).default('info'),
   /** Largest accepted request body; the batch limits (5,000 products…) sit well below it. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
@@ -24,6 +31,8 @@ export type AppConfig = {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  encryptionKey: string | undefined;
   logLevel: (typeof logLevels)[number];
   maxBodyBytes: number;
   tokenLastUsedResolutionMs: number;
@@ -54,6 +63,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port: e.PORT,
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    encryptionKey: e.ENCRYPTION_KEY,
     logLevel: e.LOG_LEVEL,
     maxBodyBytes: e.MAX_BODY_BYTES,
     tokenLastUsedResolutionMs: e.TOKEN_LAST_USED_RESOLUTION_MS,

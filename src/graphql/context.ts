@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { AuthInfo } from '../auth/token.service';
+import type { EventHub } from '../events/hub';
+import type { SecretBox } from '../webhooks/secret-box';
 import type { Loaders } from './loaders';
 
 /** Per-request state that the HTTP plugins attach before GraphQL or SOFA execute. */
@@ -16,4 +18,6 @@ export type RequestContext = {
   requestId: string;
   auth: AuthInfo | null;
   loaders: Loaders;
+  events: EventHub;
+  secrets: SecretBox;
 };

@@ -8,6 +8,9 @@ import '../partners/partner.schema';
 import '../pricelists/pricelist.schema';
 import '../stocks/stock.schema';
 import '../purchase-orders/purchase-order.schema';
+import '../failures/failure.schema';
+import '../queue/queue.schema';
+import '../webhooks/webhook.schema';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

@@ -18,18 +18,29 @@ import type { RestRoute } from './route-table';
  * `limit=abc` or `ids: ["x"]` is a 400 naming the field instead of SOFA's anonymous error or 500.
  * SOFA then does its own mapping of the same values, which is known to succeed.
  */
+/** Body fields that name no argument of the route's field (for routes with strictBody). */
+export function unknownBodyFields(schema: GraphQLSchema, route: RestRoute, body: Record<string, unknown>): ErrorDetail[] {
+  const known = new Set(fieldOf(schema, route).args.map((a) => a.name));
+  return Object.keys(body)
+    .filter((key) => !known.has(key))
+    .map((key) => ({ field: key, message: 'Unknown field' }));
+}
+
+function fieldOf(schema: GraphQLSchema, route: RestRoute) {
+  const [rootName, fieldName] = route.field.split('.') as ['Query' | 'Mutation', string];
+  const rootType = rootName === 'Query' ? schema.getQueryType() : schema.getMutationType();
+  const field = rootType?.getFields()[fieldName];
+  if (!field) throw new Error(`Route ${route.method} ${route.path} names unknown field ${route.field}`);
+  return field;
+}
+
 export function validateRestArguments(
   schema: GraphQLSchema,
   route: RestRoute,
   input: { params: Record<string, string>; query: URLSearchParams; body: Record<string, unknown> },
 ): ErrorDetail[] {
-  const [rootName, fieldName] = route.field.split('.') as ['Query' | 'Mutation', string];
-  const rootType = rootName === 'Query' ? schema.getQueryType() : schema.getMutationType();
-  const field = rootType?.getFields()[fieldName];
-  if (!field) throw new Error(`Route ${route.method} ${route.path} names unknown field ${route.field}`);
-
   const details: ErrorDetail[] = [];
-  for (const arg of field.args) {
+  for (const arg of fieldOf(schema, route).args) {
     const fromText = input.params[arg.name] ?? input.query.get(arg.name) ?? undefined;
     if (fromText !== undefined) {
       details.push(...checkValue(arg, textToValue(fromText, arg.type)));
@@ -50,7 +61,9 @@ function checkValue(arg: GraphQLArgument, value: unknown): ErrorDetail[] {
     return [{ field: arg.name, message: 'Expected an array' }];
   }
   coerceInputValue(value, arg.type, (path, _invalid, error) => {
-    const suffix = path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
+    // A missing or unknown input-object field is reported at the object; its name is in the message.
+    const named = /^Field "(\w+)" (of required type|is not defined)/.exec(error.message)?.[1];
+    const suffix = [...path, ...(named ? [named] : [])].map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
     details.push({ field: `${arg.name}${suffix}`, message: plainMessage(error.message) });
   });
   return details;

@@ -88,7 +88,7 @@ function correctOperation(route: RestRoute, sofaOp: Json): Json {
   const bodyProps: Json = hasBody ? { ...(sofaOp.requestBody?.content?.['application/json']?.schema?.properties ?? {}) } : {};
   const required: string[] = hasBody ? [...(sofaOp.requestBody?.content?.['application/json']?.schema?.required ?? [])] : [];
   const parameters = ((sofaOp.parameters ?? []) as Json[]).filter(
-    (p) => p.in === 'path' || !hasBody || route.queryArgs?.includes(p.name),
+    (p) => p.in === 'path' || !hasBody || route.queryArgs?.includes(p.name) || route.queryOrBodyArgs?.includes(p.name),
   );
   for (const p of parameters) {
     if (p.schema?.description && !p.description) {
@@ -98,7 +98,8 @@ function correctOperation(route: RestRoute, sofaOp: Json): Json {
     if (route.paginated && p.name === 'limit') Object.assign(p.schema, { minimum: 1, default: 50 });
     if (route.paginated && p.name === 'offset') Object.assign(p.schema, { minimum: 0, default: 0 });
   }
-  for (const name of route.queryArgs ?? []) delete bodyProps[name];
+  const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+  for (const name of [...(route.queryArgs ?? []), ...pathParams]) delete bodyProps[name];
   for (const [name, list] of Object.entries(route.bodyLists ?? {})) {
     if (!bodyProps[name]) continue;
     bodyProps[name] = {
@@ -115,12 +116,17 @@ function correctOperation(route: RestRoute, sofaOp: Json): Json {
     tags: [route.tag],
     ...(parameters.length ? { parameters } : {}),
   };
-  if (hasBody) {
-    const envelope: Json = { type: 'object', properties: bodyProps, required: required.filter((r) => bodyProps[r]) };
+  if (hasBody && Object.keys(bodyProps).length > 0) {
+    const envelope: Json = {
+      type: 'object',
+      properties: bodyProps,
+      required: required.filter((r) => bodyProps[r]),
+      ...(route.strictBody ? { additionalProperties: false } : {}),
+    };
     if (!envelope.required.length) delete envelope.required;
     const single = route.singleItemArg && route.bodyLists?.[route.singleItemArg]?.items;
     op.requestBody = {
-      required: true,
+      required: required.some((r) => bodyProps[r]) || Boolean(route.singleItemArg),
       content: {
         'application/json': {
           schema: single ? { oneOf: [envelope, { $ref: `#/components/schemas/${single.name}` }] } : envelope,

@@ -2,7 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, errorResponse } from '../errors/app-error';
 import { parseJsonObject, readBodyText } from './body';
-import { validateRestArguments } from './arguments';
+import { unknownBodyFields, validateRestArguments } from './arguments';
 import { API_BASE, createRouteMatcher, type RestRoute } from './route-table';
 
 /**
@@ -39,11 +39,14 @@ export function useRestEdge(options: {
         if (route.singleItemArg && !Object.hasOwn(body, route.singleItemArg)) {
           body = Object.keys(body).length === 0 ? body : { [route.singleItemArg]: [body] };
         }
-        const details = validateRestArguments(options.schema, route, {
+        const details = [
+          ...(route.strictBody ? unknownBodyFields(options.schema, route, body) : []),
+          ...validateRestArguments(options.schema, route, {
           params,
           query: url.searchParams,
           body,
-        });
+          }),
+        ];
         if (details.length > 0) {
           endResponse(errorResponse('VALIDATION_FAILED', 'Invalid request', details));
           return;

@@ -20,6 +20,12 @@ export type RestRoute = {
   bodyLists?: Record<string, { maxItems: number; items?: { name: string; schema: Record<string, unknown> } }>;
   /** Arguments documented as query parameters even on a POST (the rest go in the JSON body). */
   queryArgs?: string[];
+  /** Arguments accepted, and documented, both as query parameter and as body field. */
+  queryOrBodyArgs?: string[];
+  /** Body fields that are not arguments of the field are a 400 naming them. */
+  strictBody?: boolean;
+  /** Status of a successful answer; 200 unless given. */
+  responseStatus?: number;
   /** Replaces SOFA's response schema where the GraphQL type cannot say it (e.g. a tree as JSON). */
   responseSchema?: { components: Record<string, Record<string, unknown>>; schema: Record<string, unknown> };
   /** Uses the change-list pagination (since, limit, offset) and the {payload, meta} envelope. */

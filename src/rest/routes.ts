@@ -1,7 +1,9 @@
 import { productRoutes } from '../products/product.routes';
+import { failureRoutes } from '../failures/failure.routes';
 import { partnerRoutes } from '../partners/partner.routes';
 import { pricelistRoutes } from '../pricelists/pricelist.routes';
 import { purchaseOrderRoutes } from '../purchase-orders/purchase-order.routes';
+import { queueRoutes } from '../queue/queue.routes';
 import { saleOrderRoutes } from '../sale-orders/sale-order.routes';
 import { stockRoutes } from '../stocks/stock.routes';
 import type { RestRoute } from './route-table';
@@ -14,4 +16,6 @@ export const restRoutes: readonly RestRoute[] = [
   ...saleOrderRoutes,
   ...stockRoutes,
   ...purchaseOrderRoutes,
+  ...failureRoutes,
+  ...queueRoutes,
 ];

@@ -15,7 +15,10 @@ export function sofaConfig(schema: GraphQLSchema, routes: readonly RestRoute[]) 
     schema,
     basePath: '/api',
     routes: Object.fromEntries(
-      routes.map((r) => [r.field, { method: r.method, path: r.path, tags: [r.tag], description: r.description }]),
+      routes.map((r) => [
+        r.field,
+        { method: r.method, path: r.path, tags: [r.tag], description: r.description, responseStatus: r.responseStatus ?? 200 },
+      ]),
     ),
     // A paged record type also reachable by id would otherwise be cut down to { id }.
     ignore: routes.filter((r) => r.paginated).map((r) => `${pageTypeOf(schema, r)}.payload`),

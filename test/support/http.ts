@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { createApp } from '../../src/app';
 import { createToken } from '../../src/auth/token.service';
+import { createEventHub, type EventHub } from '../../src/events/hub';
+import { createSecretBox, type SecretBox } from '../../src/webhooks/secret-box';
+import { randomBytes } from 'node:crypto';
 import type { Backend } from '../../src/db/database';
 import { openTestDatabase, type TestDatabase } from './database';
 
@@ -11,6 +14,8 @@ export type JsonResponse<T = any> = { status: number; headers: Headers; body: T;
 export type TestServer = {
   url: string;
   token: string;
+  events: EventHub;
+  secrets: SecretBox;
   /** Sends a request with the test token (unless `token: null`) and a JSON body when given. */
   request<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
     method: string,
@@ -24,9 +29,13 @@ export type TestServer = {
 /** The real application on a real loopback socket, with a fresh integration token. */
 export async function startTestServer(
   db: TestDatabase,
-  options: { maxBodyBytes?: number; logger?: Logger } = {},
+  options: { maxBodyBytes?: number; logger?: Logger; events?: EventHub; secrets?: SecretBox } = {},
 ): Promise<TestServer> {
+  const events = options.events ?? createEventHub();
+  const secrets = options.secrets ?? createSecretBox(randomBytes(32));
   const app = createApp({
+    events,
+    secrets,
     config: { maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024, tokenLastUsedResolutionMs: 0 },
     db,
     logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
@@ -59,6 +68,8 @@ export async function startTestServer(
   return {
     url,
     token,
+    events,
+    secrets,
     request,
     graphql: (query, variables) => request('POST', '/graphql', { body: { query, variables } }),
     close: () =>

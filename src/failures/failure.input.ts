@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+export const FAILURE_ENTITY_TYPES = ['product', 'partner', 'sale_order'] as const;
+export const FAILURE_SOURCES = ['erp', 'webshop'] as const;
+export const FAILURE_STATUSES = ['open', 'resolved'] as const;
+export const MAX_RAW_DATA_BYTES = 1024 * 1024;
+
+export type FailureEntityType = (typeof FAILURE_ENTITY_TYPES)[number];
+export type FailureSource = (typeof FAILURE_SOURCES)[number];
+
+/** SPEC 2.8 with the rules of the failures issue; types and enums are already checked by GraphQL. */
+export const failureInput = z
+  .object({
+    entity_type: z.enum(FAILURE_ENTITY_TYPES),
+    source: z.enum(FAILURE_SOURCES),
+    external_id: z.string().min(1, 'Must not be empty').max(255, 'At most 255 characters').nullish(),
+    middleware_id: z.number().int().positive('Must be a positive id').nullish(),
+    error_message: z.string().min(1, 'Must not be empty').max(10_000, 'At most 10,000 characters'),
+    error_details: z
+      .array(z.object({ field: z.string().max(1_000), message: z.string().max(10_000) }))
+      .max(1_000, 'At most 1,000 details')
+      .nullish(),
+    raw_data: z
+      .record(z.string(), z.unknown())
+      .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_RAW_DATA_BYTES, {
+        message: `At most ${MAX_RAW_DATA_BYTES} bytes of JSON`,
+      })
+      .nullish(),
+  })
+  .refine((f) => f.external_id != null || f.middleware_id != null, {
+    message: 'Give external_id, middleware_id or both',
+    path: ['external_id'],
+  });
+
+export type FailureInput = z.infer<typeof failureInput>;
+
+/** The webhook payload of SPEC 6.2, exactly. */
+export type SyncFailureEvent = {
+  event: 'sync_failure';
+  entity_type: string;
+  external_id: string | null;
+  source: string;
+  error_message: string;
+  error_details: Array<{ field: string; message: string }>;
+  failed_at: string;
+};
+
+/** SPEC 6.1: the notification goes to the system opposite the reporter. */
+export const directionFor = (source: FailureSource) => (source === 'erp' ? 'to_webshop' : 'to_erp');

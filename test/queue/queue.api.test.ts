@@ -1,0 +1,75 @@
+import { createToken } from '../../src/auth/token.service';
+import { backends } from '../support/database';
+import { useApiFixture } from '../support/http';
+
+describe.each(backends)('outbound queue over REST on %s', (backend) => {
+  const ctx = useApiFixture(backend);
+
+  async function seed(): Promise<number[]> {
+    await ctx.db.prisma.outboundQueueItem.deleteMany();
+    const statuses = ['pending', 'processing', 'completed', 'failed', 'failed', 'failed'];
+    const ids: number[] = [];
+    for (const [i, status] of statuses.entries()) {
+      const item = await ctx.db.prisma.outboundQueueItem.create({
+        data: { status, attempts: i === 5 ? 2 : status === 'failed' ? 6 : 1, messageId: `msg_${backend}_${i}`, payload: { event: 'sync_failure' } },
+      });
+      ids.push(item.id);
+    }
+    return ids;
+  }
+
+  it('counts items per status and lists them with a status filter', async () => {
+    await seed();
+    expect((await ctx.api.request('GET', '/api/v1/outbound-queue/stats')).body).toEqual({ pending: 1, processing: 1, completed: 1, failed: 3 });
+    const failed = await ctx.api.request('GET', '/api/v1/outbound-queue?status=failed&limit=2');
+    expect(failed.body.meta).toEqual({ total: 3, limit: 2, offset: 0 });
+    expect(failed.body.payload[0]).toMatchObject({ status: 'failed', event: 'sync_failure', payload: { event: 'sync_failure' } });
+    expect((await ctx.api.request('GET', '/api/v1/outbound-queue?status=lost')).status).toBe(400);
+  });
+
+  it('retries one failed item (409 otherwise, 404 when unknown)', async () => {
+    const ids = await seed();
+    const retried = await ctx.api.request('POST', `/api/v1/outbound-queue/${ids[3]}/retry`);
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ id: ids[3], status: 'pending', attempts: 0 });
+    const notFailed = await ctx.api.request('POST', `/api/v1/outbound-queue/${ids[0]}/retry`);
+    expect(notFailed.status).toBe(409);
+    expect(notFailed.body.error.code).toBe('CONFLICT');
+    expect((await ctx.api.request('POST', '/api/v1/outbound-queue/999999/retry')).status).toBe(404);
+  });
+
+  it('retries every failed item below maxAttempts, given as query parameter or body field', async () => {
+    await seed();
+    expect((await ctx.api.request('POST', '/api/v1/outbound-queue/retry-failed?maxAttempts=6')).body).toEqual({ retried: 1 });
+    expect((await ctx.api.request('POST', '/api/v1/outbound-queue/retry-failed', { body: { maxAttempts: 7 } })).body).toEqual({ retried: 2 });
+    await seed();
+    expect((await ctx.api.request('POST', '/api/v1/outbound-queue/retry-failed')).body).toEqual({ retried: 3 });
+    expect((await ctx.api.request('POST', '/api/v1/outbound-queue/retry-failed', { body: { maxAttempts: 0 } })).status).toBe(400);
+    expect((await ctx.api.request('POST', '/api/v1/outbound-queue/retry-failed', { body: { maxAttempts: 'x' } })).status).toBe(400);
+  });
+
+  it('lets only admin tokens manage webhook configurations, and never shows secrets', async () => {
+    const create = `mutation { createWebhookConfig(url: "http://127.0.0.1:9/h", entityType: product, direction: to_erp, secret: "sixteen-chars-secret") { id url active } }`;
+    const denied = await ctx.api.graphql(create);
+    expect(denied.body.errors[0].extensions.code).toBe('FORBIDDEN');
+
+    const { token } = await createToken(ctx.db.prisma, `admin-${backend}`, 'admin');
+    const asAdmin = (query: string) => ctx.api.request('POST', '/graphql', { token, body: { query } });
+    const created = await asAdmin(create);
+    expect(created.body.data.createWebhookConfig).toMatchObject({ url: 'http://127.0.0.1:9/h', active: true });
+    const stored = await ctx.db.prisma.webhookConfig.findFirstOrThrow();
+    expect(stored.secretEncrypted).not.toContain('sixteen-chars-secret');
+    expect(ctx.api.secrets.decrypt(stored.secretEncrypted)).toBe('sixteen-chars-secret');
+
+    const short = await asAdmin(`mutation { createWebhookConfig(url: "ftp://x", entityType: product, direction: to_erp, secret: "short") { id } }`);
+    expect(short.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(short.body.errors[0].extensions.details.map((d: { field: string }) => d.field).sort()).toEqual(['secret', 'url']);
+
+    const id = created.body.data.createWebhookConfig.id;
+    expect((await asAdmin(`mutation { updateWebhookConfig(id: ${id}, active: false) { active } }`)).body.data.updateWebhookConfig.active).toBe(false);
+    const list = await asAdmin('{ webhookConfigs { id direction } }');
+    expect(list.text).not.toContain('secret');
+    await asAdmin(`mutation { removeWebhookConfig(id: ${id}) { id } }`);
+    expect(await ctx.db.prisma.webhookConfig.count()).toBe(0);
+  });
+});
