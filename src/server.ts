@@ -5,6 +5,7 @@ import { createApp } from './app';
 import type { AppConfig } from './config';
 import { openDatabase, type Database } from './db/database';
 import { createEventHub } from './events/hub';
+import { createWorker } from './queue/worker';
 import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
 
 export type RunningServer = { url: string; server: Server; db: Database; close(): Promise<void> };
@@ -17,6 +18,9 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     const events = createEventHub({ redisUrl: config.redisUrl });
     const secrets = createSecretBox(await loadEncryptionKey(config));
     const app = createApp({ config, db, logger, events, secrets });
+    const worker = config.workerEnabled
+      ? createWorker({ prisma: db.prisma, secrets, logger, events, databaseUrl: config.databaseUrl })
+      : undefined;
     const server = createServer(app);
     server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout
     await new Promise<void>((resolve, reject) => {
@@ -25,7 +29,8 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     });
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    logger.info({ url, backend: db.backend, location: db.location }, 'sync-gateway listening');
+    worker?.start();
+    logger.info({ url, backend: db.backend, location: db.location, worker: Boolean(worker) }, 'sync-gateway listening');
 
     let closing: Promise<void> | undefined;
     const close = () =>
@@ -36,6 +41,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
         await drained;
         clearTimeout(timer);
+        await worker?.stop();
         await events.close();
         await db.close();
       })());
@@ -44,6 +50,22 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     await db.close();
     throw error;
   }
+}
+
+/** Runs only the webhook worker (for replicas on PostgreSQL that do not serve HTTP). */
+export async function startWorker(config: AppConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  await db.migrate();
+  const secrets = createSecretBox(await loadEncryptionKey(config));
+  const worker = createWorker({ prisma: db.prisma, secrets, logger, databaseUrl: config.databaseUrl });
+  worker.start();
+  logger.info({ backend: db.backend, location: db.location }, 'sync-gateway worker running');
+  return {
+    async close() {
+      await worker.stop();
+      await db.close();
+    },
+  };
 }
 
 /** SIGTERM/SIGINT stop the server gracefully; a second signal exits at once. */

@@ -3,7 +3,7 @@ import { createToken, listTokens, revokeToken } from '../auth/token.service';
 import { loadConfig, type AppConfig } from '../config';
 import { openDatabase, type Database } from '../db/database';
 import { createLogger } from '../logger';
-import { startServer, stopOnSignals } from '../server';
+import { startServer, startWorker, stopOnSignals } from '../server';
 
 /**
  * The CLI and the server share one configuration: env, DATA_DIR, DATABASE_URL. Commands other
@@ -42,6 +42,15 @@ export function buildCli(): Command {
       const config = loadConfig();
       const logger = createLogger(config);
       stopOnSignals(await startServer(config, logger), logger);
+    });
+
+  program
+    .command('worker')
+    .description('run only the webhook delivery worker (serve runs one too unless WORKER_ENABLED=false)')
+    .action(async () => {
+      const config = loadConfig();
+      const logger = createLogger(config);
+      stopOnSignals(await startWorker(config, logger), logger);
     });
 
   program

@@ -19,6 +19,8 @@ const envSchema = z.object({
     .regex(/^rediss?:\/\//, 'must be a redis:// connection string')
     .optional(),
   LOG_LEVEL: z.enum(logLevels).default('info'),
+  /** Whether `serve` also runs the webhook delivery worker (replicas may leave it to `sync-gateway worker`). */
+  WORKER_ENABLED: z.enum(['true', 'false']).default('true'),
   /** Largest accepted request body; the batch limits (5,000 products…) sit well below it. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
   /** Writing lastUsedAt on every request would turn each poll into a write. */
@@ -34,6 +36,7 @@ export type AppConfig = {
   redisUrl: string | undefined;
   encryptionKey: string | undefined;
   logLevel: (typeof logLevels)[number];
+  workerEnabled: boolean;
   maxBodyBytes: number;
   tokenLastUsedResolutionMs: number;
   shutdownGraceMs: number;
@@ -66,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: e.REDIS_URL,
     encryptionKey: e.ENCRYPTION_KEY,
     logLevel: e.LOG_LEVEL,
+    workerEnabled: e.WORKER_ENABLED === 'true',
     maxBodyBytes: e.MAX_BODY_BYTES,
     tokenLastUsedResolutionMs: e.TOKEN_LAST_USED_RESOLUTION_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
