@@ -5,6 +5,7 @@ import { createApp } from './app';
 import type { AppConfig } from './config';
 import { openDatabase, type Database } from './db/database';
 import { createEventHub } from './events/hub';
+import { attachGraphqlWs } from './http/graphql-ws';
 import { createWorker } from './queue/worker';
 import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
 
@@ -23,6 +24,10 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       : undefined;
     const server = createServer(app);
     server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout
+    const websockets = attachGraphqlWs(server, app, {
+      prisma: db.prisma,
+      lastUsedResolutionMs: config.tokenLastUsedResolutionMs,
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
@@ -36,6 +41,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     const close = () =>
       (closing ??= (async () => {
         // Stop accepting, let in-flight requests finish (bounded), then close the store cleanly.
+        await websockets.close();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);

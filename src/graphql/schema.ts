@@ -9,6 +9,7 @@ import '../pricelists/pricelist.schema';
 import '../stocks/stock.schema';
 import '../purchase-orders/purchase-order.schema';
 import '../failures/failure.schema';
+import '../failures/failure-events.schema';
 import '../queue/queue.schema';
 import '../webhooks/webhook.schema';
 

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { createApp } from '../../src/app';
+import { attachGraphqlWs } from '../../src/http/graphql-ws';
 import { createToken } from '../../src/auth/token.service';
 import { createEventHub, type EventHub } from '../../src/events/hub';
 import { createSecretBox, type SecretBox } from '../../src/webhooks/secret-box';
@@ -41,6 +42,7 @@ export async function startTestServer(
     logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
   });
   const server: Server = createServer(app);
+  const websockets = attachGraphqlWs(server, app, { prisma: db.prisma, lastUsedResolutionMs: 0 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { token } = await createToken(db.prisma, `test-${Math.random().toString(36).slice(2)}`);
@@ -72,11 +74,14 @@ export async function startTestServer(
     secrets,
     request,
     graphql: (query, variables) => request('POST', '/graphql', { body: { query, variables } }),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    async close() {
+      await websockets.close();
+      await new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
-      }),
+      });
+      if (!options.events) await events.close();
+    },
   };
 }
 

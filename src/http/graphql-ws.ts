@@ -1,0 +1,63 @@
+import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { ExecutionArgs } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { PrismaClient } from '../generated/prisma/client';
+import type { App } from '../app';
+import { verifyToken, type AuthInfo } from '../auth/token.service';
+
+type Extra = { auth?: AuthInfo; requestId?: string };
+
+/**
+ * graphql-ws on the HTTP server's /graphql, through Yoga's envelope so that context, plugins and
+ * error policy are those of HTTP requests. The bearer token comes in connectionParams.authorization.
+ */
+export function attachGraphqlWs(
+  server: Server,
+  app: App,
+  options: { prisma: PrismaClient; lastUsedResolutionMs: number },
+): { close(): Promise<void> } {
+  const wss = new WebSocketServer({ server, path: app.graphqlEndpoint });
+  const disposable = useServer<Record<string, unknown>, Extra>(
+    {
+      async onConnect(ctx) {
+        const header = String(ctx.connectionParams?.authorization ?? '');
+        const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+        const auth = token ? await verifyToken(options.prisma, token, options.lastUsedResolutionMs) : null;
+        if (!auth) return false; // closes with 4403 Forbidden
+        ctx.extra.auth = auth;
+        ctx.extra.requestId = randomUUID();
+        return true;
+      },
+      execute: (args) => (args.rootValue as { execute(a: ExecutionArgs): unknown }).execute(args) as never,
+      subscribe: (args) => (args.rootValue as { subscribe(a: ExecutionArgs): unknown }).subscribe(args) as never,
+      async onSubscribe(ctx, _id, payload) {
+        const { schema, execute, subscribe, contextFactory, parse, validate } = app.getEnveloped({
+          ...ctx,
+          auth: ctx.extra.auth,
+          requestId: ctx.extra.requestId,
+          params: payload,
+        });
+        const document = parse(payload.query);
+        const errors = validate(schema, document);
+        if (errors.length > 0) return errors;
+        return {
+          schema,
+          document,
+          operationName: payload.operationName ?? null,
+          variableValues: payload.variables ?? {},
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
+      },
+    },
+    wss,
+  );
+  return {
+    async close() {
+      await disposable.dispose();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
