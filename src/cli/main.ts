@@ -4,6 +4,8 @@ import { loadConfig, type AppConfig } from '../config';
 import { openDatabase, type Database } from '../db/database';
 import { createLogger } from '../logger';
 import { startServer, startWorker, stopOnSignals } from '../server';
+import { createSecretBox, loadEncryptionKey } from '../webhooks/secret-box';
+import { createWebhook, listWebhooks, removeWebhook, updateWebhook, type WebhookInput } from '../webhooks/webhook.service';
 
 /**
  * The CLI and the server share one configuration: env, DATA_DIR, DATABASE_URL. Commands other
@@ -108,7 +110,74 @@ export function buildCli(): Command {
         console.log(`revoked token "${t.name}" (id ${t.id})`);
       }),
     );
+  const webhook = program.command('webhook').description('manage webhook configurations (sync_failure deliveries)');
+  webhook
+    .command('add')
+    .description('add a configuration; the secret signs deliveries and is stored encrypted')
+    .requiredOption('--url <url>', 'http(s) URL that receives the POSTs')
+    .requiredOption('--entity-type <type>', 'product, partner or sale_order')
+    .requiredOption('--direction <direction>', 'to_erp or to_webshop')
+    .requiredOption('--secret <secret>', 'shared secret, 16 characters or more')
+    .action((opts: { url: string; entityType: string; direction: string; secret: string }) =>
+      withDatabase(async (db, config) => {
+        const box = createSecretBox(await loadEncryptionKey(config));
+        const w = await createWebhook(db.prisma, box, {
+          url: opts.url,
+          entityType: opts.entityType as WebhookInput['entityType'],
+          direction: opts.direction as WebhookInput['direction'],
+          secret: opts.secret,
+        });
+        console.log(`added webhook ${w.id}: ${w.entityType} ${w.direction} → ${w.url}`);
+      }),
+    );
+  webhook
+    .command('list')
+    .description('list configurations (never their secrets)')
+    .action(() =>
+      withDatabase(async (db) => {
+        const rows = await listWebhooks(db.prisma);
+        if (rows.length === 0) return console.log('no webhooks');
+        console.table(rows.map((w) => ({ id: w.id, entityType: w.entityType, direction: w.direction, url: w.url, active: w.active })));
+      }),
+    );
+  webhook
+    .command('disable')
+    .argument('<id>')
+    .description('stop deliveries to a configuration (queued ones fail; retry-failed sends them after re-enabling)')
+    .action((id: string) =>
+      withDatabase(async (db, config) => {
+        const box = createSecretBox(await loadEncryptionKey(config));
+        const w = await updateWebhook(db.prisma, box, webhookId(id), { active: false });
+        console.log(`disabled webhook ${w.id}`);
+      }),
+    );
+  webhook
+    .command('enable')
+    .argument('<id>')
+    .description('resume deliveries to a configuration')
+    .action((id: string) =>
+      withDatabase(async (db, config) => {
+        const box = createSecretBox(await loadEncryptionKey(config));
+        const w = await updateWebhook(db.prisma, box, webhookId(id), { active: true });
+        console.log(`enabled webhook ${w.id}`);
+      }),
+    );
+  webhook
+    .command('remove')
+    .argument('<id>')
+    .description('remove a configuration')
+    .action((id: string) =>
+      withDatabase(async (db) => {
+        const w = await removeWebhook(db.prisma, webhookId(id));
+        console.log(`removed webhook ${w.id}`);
+      }),
+    );
   return program;
+}
+
+function webhookId(text: string): number {
+  if (!/^\d+$/.test(text)) throw new InvalidArgumentError(`webhook id must be a number, got ${JSON.stringify(text)}`);
+  return Number(text);
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -116,6 +185,9 @@ export async function main(argv: string[]): Promise<void> {
     await buildCli().parseAsync(argv);
   } catch (error) {
     console.error(`sync-gateway: ${(error as Error).message}`);
+    for (const d of (error as { details?: Array<{ field: string; message: string }> }).details ?? []) {
+      console.error(`  ${d.field}: ${d.message}`);
+    }
     process.exitCode = 1;
   }
 }

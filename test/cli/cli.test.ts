@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createPostgresDatabase } from '../support/database';
@@ -111,6 +111,32 @@ describe('sync-gateway CLI and server process (embedded PGlite)', () => {
     expect(migrate.code).toBe(0);
     expect(migrate.stdout).toMatch(/up to date/);
   }, 120_000);
+
+  it('manages webhook configurations with secrets encrypted under a key generated into DATA_DIR', async () => {
+    const added = await run('webhook', 'add', '--url', 'http://127.0.0.1:9/hook', '--entity-type', 'product', '--direction', 'to_erp', '--secret', 'cli-secret-0123456789');
+    expect(added.code).toBe(0);
+    const id = /added webhook (\d+)/.exec(added.stdout)?.[1];
+    expect(id).toBeDefined();
+    const keyFile = path.join(dataDir, 'encryption.key');
+    expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+    expect((await readFile(keyFile, 'utf8')).trim()).toMatch(/^[0-9a-f]{64}$/);
+
+    const listed = await run('webhook', 'list');
+    expect(listed.stdout).toMatch(/http:\/\/127\.0\.0\.1:9\/hook/);
+    expect(listed.stdout).not.toContain('cli-secret-0123456789');
+
+    const bad = await run('webhook', 'add', '--url', 'ftp://x', '--entity-type', 'invoice', '--direction', 'to_erp', '--secret', 'short');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/url: /);
+    expect(bad.stderr).toMatch(/entityType: /);
+    expect(bad.stderr).toMatch(/secret: /);
+
+    expect((await run('webhook', 'disable', id!)).stdout).toMatch(/disabled webhook/);
+    expect((await run('webhook', 'list')).stdout).toMatch(/false/);
+    expect((await run('webhook', 'remove', id!)).stdout).toMatch(/removed webhook/);
+    expect((await run('webhook', 'list')).stdout).toMatch(/no webhooks/);
+    expect((await run('webhook', 'remove', 'abc')).stderr).toMatch(/must be a number/);
+  }, 60_000);
 });
 
 const describeWithPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
