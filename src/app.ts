@@ -11,6 +11,7 @@ import { useErrorPolicy } from './graphql/error-policy.plugin';
 import { createLoaders } from './graphql/loaders';
 import { schema } from './graphql/schema';
 import { usePublicRoutes, type PublicDocument } from './http/public-routes.plugin';
+import { useRateLimit, type RateLimiters } from './http/rate-limit';
 import { useRequestLog } from './http/request-log.plugin';
 import { renderAiContext } from './rest/ai-context';
 import { createRestErrorHandler } from './rest/error-handler';
@@ -22,7 +23,9 @@ import { sofaConfig } from './rest/sofa';
 export type App = YogaServerInstance<ServerContext, RequestContext>;
 
 export type AppDeps = {
-  config: Pick<AppConfig, 'maxBodyBytes' | 'tokenLastUsedResolutionMs'>;
+  config: Pick<AppConfig, 'maxBodyBytes' | 'tokenLastUsedResolutionMs' | 'trustProxy'>;
+  /** Shared through Redis between replicas when the server has REDIS_URL. */
+  rateLimiters: RateLimiters;
   db: Pick<Database, 'prisma' | 'backend'>;
   logger: Logger;
   events: EventHub;
@@ -30,7 +33,8 @@ export type AppDeps = {
 };
 
 /** Builds the whole HTTP application without listening, so tests call it in-process. */
-export function createApp({ config, db, logger, events, secrets }: AppDeps): App {
+export function createApp({ config, db, logger, events, secrets, rateLimiters }: AppDeps): App {
+  const authenticator = { prisma: db.prisma, lastUsedResolutionMs: config.tokenLastUsedResolutionMs };
   const publicDocuments: PublicDocument[] = [
     {
       method: 'GET',
@@ -77,12 +81,9 @@ export function createApp({ config, db, logger, events, secrets }: AppDeps): App
     }),
     plugins: [
       useRequestLog(logger),
+      useRateLimit({ limiters: rateLimiters, authenticator, graphqlEndpoint: '/graphql', trustProxy: config.trustProxy, logger }),
       usePublicRoutes(publicDocuments),
-      useBearerAuth({
-        prisma: db.prisma,
-        publicRoutes: publicDocuments,
-        lastUsedResolutionMs: config.tokenLastUsedResolutionMs,
-      }),
+      useBearerAuth({ ...authenticator, publicRoutes: publicDocuments }),
       useRestEdge({ schema, routes: restRoutes, maxBodyBytes: config.maxBodyBytes }),
       useSofa({
         ...sofaConfig(schema, restRoutes),

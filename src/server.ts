@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
+import Redis from 'ioredis';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp } from './app';
+import { createRateLimiters } from './http/rate-limit';
 import type { AppConfig } from './config';
 import { openDatabase, type Database } from './db/database';
 import { createEventHub } from './events/hub';
@@ -18,7 +20,9 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     await db.migrate();
     const events = createEventHub({ redisUrl: config.redisUrl });
     const secrets = createSecretBox(await loadEncryptionKey(config));
-    const app = createApp({ config, db, logger, events, secrets });
+    const limiterRedis = config.redisUrl ? new Redis(config.redisUrl) : undefined;
+    const rateLimiters = createRateLimiters(config.rateLimit, limiterRedis);
+    const app = createApp({ config, db, logger, events, secrets, rateLimiters });
     const worker = config.workerEnabled
       ? createWorker({ prisma: db.prisma, secrets, logger, events, databaseUrl: config.databaseUrl })
       : undefined;
@@ -49,6 +53,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
         clearTimeout(timer);
         await worker?.stop();
         await events.close();
+        await limiterRedis?.quit();
         await db.close();
       })());
     return { url, server, db, close };

@@ -19,6 +19,11 @@ const envSchema = z.object({
     .regex(/^rediss?:\/\//, 'must be a redis:// connection string')
     .optional(),
   LOG_LEVEL: z.enum(logLevels).default('info'),
+  /** SPEC 8 limits, per token (per client IP without one), per minute. */
+  RATE_LIMIT_READ_PER_MINUTE: z.coerce.number().int().positive().default(3000),
+  RATE_LIMIT_WRITE_PER_MINUTE: z.coerce.number().int().positive().default(1500),
+  /** Behind a reverse proxy: take the client IP from X-Forwarded-For. */
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   /** Whether `serve` also runs the webhook delivery worker (replicas may leave it to `sync-gateway worker`). */
   WORKER_ENABLED: z.enum(['true', 'false']).default('true'),
   /** Largest accepted request body; the batch limits (5,000 products…) sit well below it. */
@@ -37,6 +42,8 @@ export type AppConfig = {
   encryptionKey: string | undefined;
   logLevel: (typeof logLevels)[number];
   workerEnabled: boolean;
+  rateLimit: { readPerMinute: number; writePerMinute: number };
+  trustProxy: boolean;
   maxBodyBytes: number;
   tokenLastUsedResolutionMs: number;
   shutdownGraceMs: number;
@@ -70,6 +77,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     encryptionKey: e.ENCRYPTION_KEY,
     logLevel: e.LOG_LEVEL,
     workerEnabled: e.WORKER_ENABLED === 'true',
+    rateLimit: { readPerMinute: e.RATE_LIMIT_READ_PER_MINUTE, writePerMinute: e.RATE_LIMIT_WRITE_PER_MINUTE },
+    trustProxy: e.TRUST_PROXY === 'true',
     maxBodyBytes: e.MAX_BODY_BYTES,
     tokenLastUsedResolutionMs: e.TOKEN_LAST_USED_RESOLUTION_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

@@ -9,6 +9,8 @@ import type { Loaders } from './loaders';
 export type ServerContext = {
   requestId?: string;
   auth?: AuthInfo;
+  authLookup?: Promise<AuthInfo | null>;
+  rateLimit?: { limit: number; result: { remainingPoints: number; msBeforeNext: number } };
   startedAt?: number;
 };
 

@@ -11,8 +11,18 @@ const ERROR_RESPONSES: Partial<Record<ErrorCode, string>> = {
   NOT_FOUND: 'No record with this id.',
   PAYLOAD_TOO_LARGE: 'The body or the batch exceeds its limit.',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json.',
+  RATE_LIMITED: 'Rate limit exceeded (per token, per client IP without one); Retry-After says when to try again. Nothing of the request was applied.',
   INTERNAL_SERVER_ERROR: 'Unexpected error; the message is masked and the error is logged under requestId.',
 };
+
+/** Sent on every response, errors included (SPEC 8). */
+const RATE_LIMIT_HEADERS: Json = {
+  'X-RateLimit-Limit': { description: 'Requests allowed per minute for this kind of request (read or write).', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Seconds until the current window resets.', schema: { type: 'integer' } },
+};
+const rateLimitHeaderRefs = (): Json =>
+  Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 const responseName = (code: ErrorCode) =>
   code
@@ -60,6 +70,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
     tags: [...new Set(routes.map((r) => r.tag)), 'Service'].map((name) => ({ name, description: `${name} endpoints` })),
     paths,
     components: {
+      headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API token> (npx sync-gateway token create).' },
       },
@@ -69,6 +80,10 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
           responseName(code),
           {
             description: ERROR_RESPONSES[code],
+            headers: {
+              ...rateLimitHeaderRefs(),
+              ...(code === 'RATE_LIMITED' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+            },
             content: {
               'application/json': {
                 schema: { $ref: '#/components/schemas/Error' },
@@ -142,6 +157,7 @@ function correctOperation(route: RestRoute, sofaOp: Json): Json {
   op.responses = {
     [okStatus]: {
       description: route.summary,
+      headers: rateLimitHeaderRefs(),
       content: { 'application/json': { ...(okContent ?? {}), example: route.example.response } },
     },
     ...errorRefs(route),
@@ -153,7 +169,7 @@ function errorRefs(route: RestRoute): Json {
   const codes: ErrorCode[] = ['VALIDATION_FAILED', 'UNAUTHENTICATED'];
   if (route.path.includes(':')) codes.push('NOT_FOUND');
   if (route.method === 'POST') codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
-  codes.push('INTERNAL_SERVER_ERROR');
+  codes.push('RATE_LIMITED', 'INTERNAL_SERVER_ERROR');
   return Object.fromEntries(codes.map((c) => [String(errorStatus[c]), { $ref: `#/components/responses/${responseName(c)}` }]));
 }
 
@@ -188,10 +204,13 @@ function publicPaths(): Json {
     get: {
       operationId,
       summary,
-      description: `${summary}. Public: no token needed.`,
+      description: `${summary}. Public: no token needed (limited per client IP).`,
       tags: ['Service'],
       security: [],
-      responses: { 200: { description: summary, content: { [type]: { schema } } } },
+      responses: {
+        200: { description: summary, headers: rateLimitHeaderRefs(), content: { [type]: { schema } } },
+        429: { $ref: `#/components/responses/${responseName('RATE_LIMITED')}` },
+      },
     },
   });
   return {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { createApp } from '../../src/app';
 import { attachGraphqlWs } from '../../src/http/graphql-ws';
+import { createRateLimiters, type RateLimiters } from '../../src/http/rate-limit';
 import { createToken } from '../../src/auth/token.service';
 import { createEventHub, type EventHub } from '../../src/events/hub';
 import { createSecretBox, type SecretBox } from '../../src/webhooks/secret-box';
@@ -30,14 +31,23 @@ export type TestServer = {
 /** The real application on a real loopback socket, with a fresh integration token. */
 export async function startTestServer(
   db: TestDatabase,
-  options: { maxBodyBytes?: number; logger?: Logger; events?: EventHub; secrets?: SecretBox } = {},
+  options: {
+    maxBodyBytes?: number;
+    logger?: Logger;
+    events?: EventHub;
+    secrets?: SecretBox;
+    rateLimiters?: RateLimiters;
+    trustProxy?: boolean;
+  } = {},
 ): Promise<TestServer> {
   const events = options.events ?? createEventHub();
   const secrets = options.secrets ?? createSecretBox(randomBytes(32));
   const app = createApp({
     events,
     secrets,
-    config: { maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024, tokenLastUsedResolutionMs: 0 },
+    config: { maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024, tokenLastUsedResolutionMs: 0, trustProxy: options.trustProxy ?? false },
+    // Tests send many requests per minute; the rate-limit tests pass their own limiters.
+    rateLimiters: options.rateLimiters ?? createRateLimiters({ readPerMinute: 1_000_000, writePerMinute: 1_000_000 }),
     db,
     logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
   });

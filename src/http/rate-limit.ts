@@ -1,0 +1,99 @@
+import { getOperationAST, parse } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type Redis from 'ioredis';
+import type { Logger } from 'pino';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { errorResponse } from '../errors/app-error';
+import type { ServerContext } from '../graphql/context';
+import { authenticate, type Authenticator } from '../auth/auth.plugin';
+
+export type RateClass = 'read' | 'write';
+export type RateLimiters = Record<RateClass, RateLimiterAbstract>;
+
+/** SPEC 8: per token (per client IP without one), per minute, reads and writes counted apart. */
+export function createRateLimiters(
+  limits: { readPerMinute: number; writePerMinute: number },
+  redis?: Redis,
+  keyPrefix = 'sgw-rl',
+): RateLimiters {
+  const make = (cls: RateClass, points: number): RateLimiterAbstract => {
+    const memory = new RateLimiterMemory({ points, duration: 60, keyPrefix: `${keyPrefix}-${cls}` });
+    // Shared by every replica through Redis; if Redis fails, each replica falls back to its own memory.
+    return redis
+      ? new RateLimiterRedis({ storeClient: redis, points, duration: 60, keyPrefix: `${keyPrefix}-${cls}`, insuranceLimiter: memory })
+      : memory;
+  };
+  return { read: make('read', limits.readPerMinute), write: make('write', limits.writePerMinute) };
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A GraphQL query or subscription is a read and a mutation a write, whatever the HTTP method. */
+async function classify(request: Request, pathname: string, graphqlEndpoint: string): Promise<RateClass> {
+  if (pathname !== graphqlEndpoint) return READ_METHODS.has(request.method) ? 'read' : 'write';
+  try {
+    const params =
+      request.method === 'GET'
+        ? Object.fromEntries(new URL(request.url).searchParams)
+        : ((await request.clone().json()) as { query?: string; operationName?: string });
+    if (!params.query) return 'read';
+    return getOperationAST(parse(params.query), params.operationName)?.operation === 'mutation' ? 'write' : 'read';
+  } catch {
+    return 'read'; // not parseable: GraphQL answers it with a 400 without doing anything
+  }
+}
+
+function clientIp(serverContext: ServerContext & { req?: { socket?: { remoteAddress?: string } } }, request: Request, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return serverContext.req?.socket?.remoteAddress ?? 'unknown';
+}
+
+/**
+ * Runs before authentication so that every response (401s included) is counted and carries the
+ * X-RateLimit-* headers; past the limit the request is answered 429 before anything is applied.
+ */
+export function useRateLimit(options: {
+  limiters: RateLimiters;
+  authenticator: Authenticator;
+  graphqlEndpoint: string;
+  trustProxy: boolean;
+  logger: Logger;
+}): Plugin<object, ServerContext> {
+  return {
+    async onRequest({ request, url, serverContext, endResponse }) {
+      const cls = await classify(request, url.pathname, options.graphqlEndpoint);
+      const auth = await authenticate(options.authenticator, serverContext, request);
+      const key = auth ? `token:${auth.tokenId}` : `ip:${clientIp(serverContext, request, options.trustProxy)}`;
+      const limiter = options.limiters[cls];
+      try {
+        serverContext.rateLimit = { limit: limiter.points, result: await limiter.consume(key) };
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) {
+          options.logger.error({ err: rejection }, 'rate limiter unavailable; request allowed');
+          return;
+        }
+        serverContext.rateLimit = { limit: limiter.points, result: rejection };
+        const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+        endResponse(
+          errorResponse(
+            'RATE_LIMITED',
+            `Too many ${cls === 'read' ? 'reads' : 'writes'}: at most ${limiter.points} per minute; retry in ${retryAfter} s`,
+            undefined,
+            serverContext.requestId,
+            { 'retry-after': String(retryAfter) },
+          ),
+        );
+      }
+    },
+    onResponse({ response, serverContext }) {
+      const state = serverContext.rateLimit;
+      if (!state) return;
+      response.headers.set('x-ratelimit-limit', String(state.limit));
+      response.headers.set('x-ratelimit-remaining', String(Math.max(0, state.result.remainingPoints)));
+      response.headers.set('x-ratelimit-reset', String(Math.ceil(state.result.msBeforeNext / 1000)));
+    },
+  };
+}
