@@ -13,6 +13,8 @@ import { schema } from './graphql/schema';
 import { usePublicRoutes, type PublicDocument } from './http/public-routes.plugin';
 import { useRateLimit, type RateLimiters } from './http/rate-limit';
 import { useRequestLog } from './http/request-log.plugin';
+import { useSecurityHeaders } from './http/security-headers.plugin';
+import { graphqlLimitPlugins } from './graphql/limits';
 import { renderAiContext } from './rest/ai-context';
 import { createRestErrorHandler } from './rest/error-handler';
 import { buildOpenApiDocument } from './rest/openapi';
@@ -23,7 +25,7 @@ import { sofaConfig } from './rest/sofa';
 export type App = YogaServerInstance<ServerContext, RequestContext>;
 
 export type AppDeps = {
-  config: Pick<AppConfig, 'maxBodyBytes' | 'tokenLastUsedResolutionMs' | 'trustProxy'>;
+  config: Pick<AppConfig, 'maxBodyBytes' | 'tokenLastUsedResolutionMs' | 'trustProxy' | 'graphqlLimits' | 'corsOrigins'>;
   /** Shared through Redis between replicas when the server has REDIS_URL. */
   rateLimiters: RateLimiters;
   db: Pick<Database, 'prisma' | 'backend'>;
@@ -64,6 +66,10 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters }:
     // A fragment never reaches a server, so this disables Yoga's check.
     healthCheckEndpoint: '#yoga-health-check-disabled',
     maskedErrors: false, // useErrorPolicy masks, with the request id at hand
+    cors:
+      config.corsOrigins.length > 0
+        ? { origin: config.corsOrigins, methods: ['GET', 'POST', 'DELETE', 'OPTIONS'], allowedHeaders: ['authorization', 'content-type', 'x-request-id'], maxAge: 600 }
+        : false,
     logging: {
       debug: (...args) => logger.debug({ yoga: args }),
       info: (...args) => logger.info({ yoga: args }),
@@ -81,6 +87,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters }:
     }),
     plugins: [
       useRequestLog(logger),
+      useSecurityHeaders(),
       useRateLimit({ limiters: rateLimiters, authenticator, graphqlEndpoint: '/graphql', trustProxy: config.trustProxy, logger }),
       usePublicRoutes(publicDocuments),
       useBearerAuth({ ...authenticator, publicRoutes: publicDocuments }),
@@ -90,6 +97,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters }:
         // SOFA types its handler with fets' Response; the WHATWG Response is what it returns at run time.
         errorHandler: createRestErrorHandler(logger) as unknown as NonNullable<Parameters<typeof useSofa>[0]['errorHandler']>,
       }),
+      ...graphqlLimitPlugins(config.graphqlLimits),
       useErrorPolicy(),
     ],
   });

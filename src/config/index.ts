@@ -22,6 +22,13 @@ const envSchema = z.object({
   /** SPEC 8 limits, per token (per client IP without one), per minute. */
   RATE_LIMIT_READ_PER_MINUTE: z.coerce.number().int().positive().default(3000),
   RATE_LIMIT_WRITE_PER_MINUTE: z.coerce.number().int().positive().default(1500),
+  /** GraphQL limits (GraphQL Armor). */
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(12),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
+  GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5000),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().positive().default(5000),
+  /** Comma-separated origins allowed by CORS; CORS is off when empty. */
+  CORS_ORIGINS: z.string().default(''),
   /** Behind a reverse proxy: take the client IP from X-Forwarded-For. */
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   /** Whether `serve` also runs the webhook delivery worker (replicas may leave it to `sync-gateway worker`). */
@@ -44,6 +51,8 @@ export type AppConfig = {
   workerEnabled: boolean;
   rateLimit: { readPerMinute: number; writePerMinute: number };
   trustProxy: boolean;
+  graphqlLimits: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number };
+  corsOrigins: string[];
   maxBodyBytes: number;
   tokenLastUsedResolutionMs: number;
   shutdownGraceMs: number;
@@ -79,6 +88,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workerEnabled: e.WORKER_ENABLED === 'true',
     rateLimit: { readPerMinute: e.RATE_LIMIT_READ_PER_MINUTE, writePerMinute: e.RATE_LIMIT_WRITE_PER_MINUTE },
     trustProxy: e.TRUST_PROXY === 'true',
+    graphqlLimits: {
+      maxDepth: e.GRAPHQL_MAX_DEPTH,
+      maxAliases: e.GRAPHQL_MAX_ALIASES,
+      maxCost: e.GRAPHQL_MAX_COST,
+      maxTokens: e.GRAPHQL_MAX_TOKENS,
+    },
+    corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     maxBodyBytes: e.MAX_BODY_BYTES,
     tokenLastUsedResolutionMs: e.TOKEN_LAST_USED_RESOLUTION_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

@@ -62,7 +62,8 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
       version: '1.0.0',
       description:
         'Middleware between an ERP and a webshop. The ERP pushes records; the webshop polls change lists and acknowledges them. ' +
-        'The same operations are served as GraphQL at /graphql. A guide for language models is at /.well-known/ai-context.',
+        'The same operations are served as GraphQL at /graphql. A guide for language models is at /.well-known/ai-context. ' +
+        'Request bodies are limited to 10 MB by default (413 beyond); batch limits are given per route (maxItems).',
       license: { name: 'Proprietary', url: 'https://example.com/license' },
     },
     servers: [{ url: '/', description: 'This service' }],

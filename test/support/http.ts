@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
 import { attachGraphqlWs } from '../../src/http/graphql-ws';
 import { createRateLimiters, type RateLimiters } from '../../src/http/rate-limit';
 import { createToken } from '../../src/auth/token.service';
@@ -38,6 +39,7 @@ export async function startTestServer(
     secrets?: SecretBox;
     rateLimiters?: RateLimiters;
     trustProxy?: boolean;
+    corsOrigins?: string[];
   } = {},
 ): Promise<TestServer> {
   const events = options.events ?? createEventHub();
@@ -45,7 +47,13 @@ export async function startTestServer(
   const app = createApp({
     events,
     secrets,
-    config: { maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024, tokenLastUsedResolutionMs: 0, trustProxy: options.trustProxy ?? false },
+    config: {
+      maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024,
+      tokenLastUsedResolutionMs: 0,
+      trustProxy: options.trustProxy ?? false,
+      graphqlLimits: loadConfig({}).graphqlLimits,
+      corsOrigins: options.corsOrigins ?? [],
+    },
     // Tests send many requests per minute; the rate-limit tests pass their own limiters.
     rateLimiters: options.rateLimiters ?? createRateLimiters({ readPerMinute: 1_000_000, writePerMinute: 1_000_000 }),
     db,
