@@ -12,6 +12,7 @@ import { createLoaders } from './graphql/loaders';
 import { schema } from './graphql/schema';
 import { usePublicRoutes, type PublicDocument } from './http/public-routes.plugin';
 import { useRateLimit, type RateLimiters } from './http/rate-limit';
+import { useBodyLimits } from './http/body-limits.plugin';
 import { useRequestLog } from './http/request-log.plugin';
 import { useSecurityHeaders } from './http/security-headers.plugin';
 import { graphqlLimitPlugins } from './graphql/limits';
@@ -88,10 +89,11 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters }:
     plugins: [
       useRequestLog(logger),
       useSecurityHeaders(),
+      useBodyLimits({ maxBytes: config.maxBodyBytes, graphqlEndpoint: '/graphql' }),
       useRateLimit({ limiters: rateLimiters, authenticator, graphqlEndpoint: '/graphql', trustProxy: config.trustProxy, logger }),
       usePublicRoutes(publicDocuments),
       useBearerAuth({ ...authenticator, publicRoutes: publicDocuments }),
-      useRestEdge({ schema, routes: restRoutes, maxBodyBytes: config.maxBodyBytes }),
+      useRestEdge({ schema, routes: restRoutes }),
       useSofa({
         ...sofaConfig(schema, restRoutes),
         // SOFA types its handler with fets' Response; the WHATWG Response is what it returns at run time.

@@ -12,6 +12,8 @@ export type ServerContext = {
   authLookup?: Promise<AuthInfo | null>;
   rateLimit?: { limit: number; result: { remainingPoints: number; msBeforeNext: number } };
   startedAt?: number;
+  /** The request body, read once by the body-limits plugin. */
+  bodyText?: string;
 };
 
 export type RequestContext = {

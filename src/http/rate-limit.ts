@@ -29,13 +29,13 @@ export function createRateLimiters(
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** A GraphQL query or subscription is a read and a mutation a write, whatever the HTTP method. */
-async function classify(request: Request, pathname: string, graphqlEndpoint: string): Promise<RateClass> {
+function classify(request: Request, bodyText: string | undefined, pathname: string, graphqlEndpoint: string): RateClass {
   if (pathname !== graphqlEndpoint) return READ_METHODS.has(request.method) ? 'read' : 'write';
   try {
     const params =
       request.method === 'GET'
         ? Object.fromEntries(new URL(request.url).searchParams)
-        : ((await request.clone().json()) as { query?: string; operationName?: string });
+        : (JSON.parse(bodyText ?? '') as { query?: string; operationName?: string });
     if (!params.query) return 'read';
     return getOperationAST(parse(params.query), params.operationName)?.operation === 'mutation' ? 'write' : 'read';
   } catch {
@@ -64,7 +64,7 @@ export function useRateLimit(options: {
 }): Plugin<object, ServerContext> {
   return {
     async onRequest({ request, url, serverContext, endResponse }) {
-      const cls = await classify(request, url.pathname, options.graphqlEndpoint);
+      const cls = classify(request, serverContext.bodyText, url.pathname, options.graphqlEndpoint);
       const auth = await authenticate(options.authenticator, serverContext, request);
       const key = auth ? `token:${auth.tokenId}` : `ip:${clientIp(serverContext, request, options.trustProxy)}`;
       const limiter = options.limiters[cls];

@@ -1,23 +1,20 @@
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, errorResponse } from '../errors/app-error';
-import { parseJsonObject, readBodyText } from './body';
+import { parseJsonObject } from './body';
 import { unknownBodyFields, validateRestArguments } from './arguments';
+import type { ServerContext } from '../graphql/context';
 import { API_BASE, createRouteMatcher, type RestRoute } from './route-table';
 
 /**
- * The thin HTTP edge in front of SOFA: only routes of the table exist, bodies are size-checked,
- * parsed once and normalised (a bare product object becomes {products: [it]}), and arguments are
+ * The thin HTTP edge in front of SOFA: only routes of the table exist, bodies (already size- and
+ * depth-checked by the body-limits plugin) are parsed once and normalised (a bare product object becomes {products: [it]}), and arguments are
  * validated with field names. SOFA sees only requests it can execute.
  */
-export function useRestEdge(options: {
-  schema: GraphQLSchema;
-  routes: readonly RestRoute[];
-  maxBodyBytes: number;
-}): Plugin {
+export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly RestRoute[] }): Plugin<object, ServerContext> {
   const matcher = createRouteMatcher(options.routes);
   return {
-    async onRequest({ request, url, setRequest, endResponse, fetchAPI }) {
+    async onRequest({ request, url, setRequest, endResponse, fetchAPI, serverContext }) {
       if (!url.pathname.startsWith(`${API_BASE}/`)) return;
       const match = matcher.match(request.method, url.pathname);
       if (match === undefined) {
@@ -31,7 +28,7 @@ export function useRestEdge(options: {
       try {
         let body: Record<string, unknown> = {};
         if (request.method !== 'GET') {
-          const text = await readBodyText(request, options.maxBodyBytes);
+          const text = serverContext.bodyText ?? '';
           if (text.trim() !== '') assertJsonContentType(request);
           body = parseJsonObject(text);
         }

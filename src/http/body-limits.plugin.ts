@@ -1,0 +1,61 @@
+import type { Plugin } from 'graphql-yoga';
+import { AppError, errorResponse, errorStatus } from '../errors/app-error';
+import type { ServerContext } from '../graphql/context';
+import { readBodyText } from '../rest/body';
+
+/** Deeper JSON is refused: no payload of this API nests this far, and deep nesting overflows stacks. */
+export const MAX_JSON_DEPTH = 64;
+
+const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Reads every request body once, before anything else touches it: at most `maxBytes` (413),
+ * valid UTF-8 and JSON nested at most MAX_JSON_DEPTH deep (400). Later plugins read
+ * `serverContext.bodyText`; the request is replaced by one carrying the same text.
+ */
+export function useBodyLimits(options: { maxBytes: number; graphqlEndpoint: string }): Plugin<object, ServerContext> {
+  return {
+    async onRequest({ request, url, serverContext, setRequest, endResponse, fetchAPI }) {
+      if (BODYLESS.has(request.method)) return;
+      try {
+        const text = await readBodyText(request, options.maxBytes);
+        if (jsonDepth(text) > MAX_JSON_DEPTH) {
+          throw new AppError('VALIDATION_FAILED', `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep`, [
+            { field: '(body)', message: `At most ${MAX_JSON_DEPTH} levels of nesting` },
+          ]);
+        }
+        serverContext.bodyText = text;
+        const headers = new fetchAPI.Headers(request.headers);
+        headers.delete('content-length');
+        setRequest(new fetchAPI.Request(request.url, { method: request.method, headers, body: text }));
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        endResponse(
+          url.pathname === options.graphqlEndpoint
+            ? Response.json(
+                { errors: [{ message: error.message, extensions: { code: error.code, ...(error.details ? { details: error.details } : {}) } }] },
+                { status: errorStatus[error.code] },
+              )
+            : errorResponse(error.code, error.message, error.details, serverContext.requestId),
+        );
+      }
+    },
+  };
+}
+
+/** Deepest nesting of arrays and objects in a JSON text, without parsing it. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \\ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 /* [ */ || c === 123 /* { */) max = Math.max(max, ++depth);
+    else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+  }
+  return max;
+}

@@ -1,0 +1,185 @@
+import { getNamedType, GraphQLInt, isEnumType, isListType, isNonNullType, isScalarType, type GraphQLArgument } from 'graphql';
+import { schema } from '../../src/graphql/schema';
+import { fullPath, type RestRoute } from '../../src/rest/route-table';
+import { restRoutes } from '../../src/rest/routes';
+import { backends } from '../support/database';
+import { useApiFixture } from '../support/http';
+
+type Case = {
+  route: string;
+  name: string;
+  method: string;
+  path: string;
+  body?: string | Buffer;
+  contentType?: string;
+  status: number;
+  code: string;
+  field?: string;
+};
+
+const argsOf = (route: RestRoute): readonly GraphQLArgument[] => {
+  const [root, name] = route.field.split('.') as ['Query' | 'Mutation', string];
+  return (root === 'Query' ? schema.getQueryType() : schema.getMutationType())!.getFields()[name]!.args;
+};
+const pathParams = (route: RestRoute) => [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+const inBody = (route: RestRoute, arg: GraphQLArgument) =>
+  route.method === 'POST' && !pathParams(route).includes(arg.name) && !route.queryArgs?.includes(arg.name);
+
+/** A path with valid placeholders, optionally one parameter replaced. */
+function pathFor(route: RestRoute, override?: [string, string]): string {
+  return fullPath(route).replace(/:(\w+)/g, (_m, name: string) => {
+    if (override?.[0] === name) return encodeURIComponent(override[1]);
+    const arg = argsOf(route).find((a) => a.name === name)!;
+    const type = getNamedType(arg.type);
+    return type === GraphQLInt ? '1' : isEnumType(type) ? type.getValues()[0]!.name : 'X';
+  });
+}
+
+/** Query parameters every required query argument needs, so that only the case under test is wrong. */
+function requiredQuery(route: RestRoute, skip?: string): string {
+  const parts = argsOf(route)
+    .filter((a) => isNonNullType(a.type) && a.name !== skip && !pathParams(route).includes(a.name) && !inBody(route, a))
+    .map((a) => `${a.name}=X`);
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+function casesFor(route: RestRoute): Case[] {
+  const cases: Case[] = [];
+  const tag = `${route.method} ${route.path}`;
+  const base = { route: tag, method: route.method, status: 400, code: 'VALIDATION_FAILED' };
+
+  for (const name of pathParams(route)) {
+    const arg = argsOf(route).find((a) => a.name === name)!;
+    const type = getNamedType(arg.type);
+    const bad = type === GraphQLInt ? ['abc', '1.5', '1 OR 1=1', '9'.repeat(30)] : isEnumType(type) ? ['nope', "x'; DROP TABLE products; --"] : [];
+    for (const value of bad) cases.push({ ...base, name: `${tag}: path ${name}=${value.slice(0, 20)}`, path: pathFor(route, [name, value]), field: name });
+  }
+
+  for (const arg of argsOf(route)) {
+    if (pathParams(route).includes(arg.name) || inBody(route, arg)) continue;
+    const type = getNamedType(arg.type);
+    const bad =
+      type === GraphQLInt
+        ? ['abc', '1.5', '-1']
+        : type.name === 'DateTime'
+          ? ['yesterday', '2026-13-45T00:00:00Z', "' OR 1=1 --"]
+          : isEnumType(type)
+            ? ['sideways', "'; DROP TABLE stocks; --"]
+            : [];
+    for (const value of bad) {
+      const query = `${requiredQuery(route, arg.name)}${requiredQuery(route, arg.name) ? '&' : '?'}${arg.name}=${encodeURIComponent(value)}`;
+      cases.push({ ...base, name: `${tag}: ${arg.name}=${value}`, path: `${pathFor(route)}${query}`, field: arg.name });
+    }
+    if (isNonNullType(arg.type) && isScalarType(type) && type !== GraphQLInt) {
+      cases.push({ ...base, name: `${tag}: missing ${arg.name}`, path: `${pathFor(route)}${requiredQuery(route, arg.name)}`, field: arg.name });
+    }
+  }
+
+  if (route.method === 'POST') {
+    const path = `${pathFor(route)}${requiredQuery(route)}`;
+    const body = (name: string, text: string | Buffer, extra: Partial<Case> = {}): Case => ({ ...base, name: `${tag}: ${name}`, path, body: text, ...extra });
+    cases.push(
+      body('malformed JSON', '{"ids": [1,', { field: '(body)' }),
+      body('an array body', '[1, 2, 3]', { field: '(body)' }),
+      body('a string body', '"hello"', { field: '(body)' }),
+      body('invalid UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), { field: '(body)' }),
+      body('JSON nested 10,000 deep', `{"x": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`, { field: '(body)' }),
+      body('a form body', 'external_id=1', { contentType: 'application/x-www-form-urlencoded', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' }),
+    );
+    for (const arg of argsOf(route).filter((a) => inBody(route, a))) {
+      const listType = isNonNullType(arg.type) ? arg.type.ofType : arg.type;
+      if (isListType(listType)) {
+        cases.push(body(`${arg.name} as an object`, JSON.stringify({ [arg.name]: { a: 1 } }), { field: arg.name }));
+        if (getNamedType(arg.type) === GraphQLInt) cases.push(body(`${arg.name} with text`, JSON.stringify({ [arg.name]: ['x'] }), { field: `${arg.name}[0]` }));
+      } else if (getNamedType(arg.type) === GraphQLInt) {
+        cases.push(body(`${arg.name} as text`, JSON.stringify({ [arg.name]: 'many' }), { field: arg.name }));
+      } else if (isEnumType(getNamedType(arg.type))) {
+        cases.push(body(`${arg.name} unknown`, JSON.stringify({ [arg.name]: 'nonsense' }), { field: arg.name }));
+      }
+      if (isNonNullType(arg.type) && !route.singleItemArg) cases.push(body(`missing ${arg.name}`, '{}', { field: arg.name }));
+    }
+    if (route.strictBody) cases.push(body('an unknown field', JSON.stringify({ injected: "'; DROP TABLE sync_failures; --" }), { field: 'injected' }));
+  }
+  return cases;
+}
+
+const CASES = restRoutes.flatMap(casesFor);
+
+describe.each(backends)('hostile input on %s', (backend) => {
+  const ctx = useApiFixture(backend);
+
+  /** Every row of every table, hashed: nothing a rejected request does may change it. */
+  async function fingerprint(): Promise<string> {
+    const tables = await ctx.db.prisma.$queryRawUnsafe<Array<{ name: string }>>(
+      `SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename NOT IN ('_prisma_migrations', 'api_tokens') ORDER BY 1`,
+    );
+    const parts = await Promise.all(
+      tables.map(async ({ name }) => {
+        const [row] = await ctx.db.prisma.$queryRawUnsafe<Array<{ h: string | null }>>(
+          `SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS h FROM "${name}" t`,
+        );
+        return `${name}:${row!.h}`;
+      }),
+    );
+    return parts.join(',');
+  }
+
+  beforeAll(async () => {
+    await ctx.api.request('POST', '/api/v1/products', {
+      body: { products: [{ external_id: 'H-1', price: 1, pricelists: [{ pricelist_external_id: 'X', pricelist_name: 'X', price: 1 }] }] },
+    });
+    await ctx.api.request('POST', '/api/v1/stocks', { body: { stocks: [{ supplier_external_id: 'X', product_external_id: 'X', quantity: 1 }] } });
+    await ctx.api.request('POST', '/api/v1/partners', { body: { external_id: 'X' } });
+    await ctx.api.request('POST', '/api/v1/failures', { body: { entity_type: 'product', external_id: 'H-1', source: 'erp', error_message: 'x' } });
+  });
+
+  it(`covers every route (${CASES.length} cases)`, () => {
+    const covered = new Set(CASES.map((c) => c.route));
+    for (const route of restRoutes) {
+      const hasInput = argsOf(route).length > 0 || route.method === 'POST';
+      if (hasInput) expect(covered).toContain(`${route.method} ${route.path}`);
+    }
+  });
+
+  it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const before = await fingerprint();
+    const headers: Record<string, string> = {};
+    if (c.body !== undefined) headers['content-type'] = c.contentType ?? 'application/json';
+    const response = await fetch(`${ctx.api.url}${c.path}`, {
+      method: c.method,
+      headers: { ...headers, authorization: `Bearer ${ctx.api.token}` },
+      body: typeof c.body === 'string' || c.body === undefined ? c.body : new Uint8Array(c.body),
+    });
+    const text = await response.text();
+    expect({ status: response.status, text: text.slice(0, 300) }).toEqual({ status: c.status, text: expect.any(String) });
+    const body = JSON.parse(text) as { error: { code: string; message: string; details?: Array<{ field: string }> } };
+    expect(body.error.code).toBe(c.code);
+    expect(body.error.message).toEqual(expect.any(String));
+    if (c.field) expect(body.error.details?.map((d) => d.field)).toContain(c.field);
+    expect(await fingerprint()).toBe(before);
+  });
+
+  it('stores injection strings verbatim and keeps every table', async () => {
+    const nasty = ["x'); DROP TABLE products; --", '{"$where": "1 == 1"}', 'Robert"); DELETE FROM partners; --', '\\u0000 \u202e'];
+    const res = await ctx.api.request('POST', '/api/v1/products', {
+      body: { products: nasty.map((text, i) => ({ external_id: `INJ-${i}-${text}`.slice(0, 255), name: text, [text.slice(0, 20)]: text })) },
+    });
+    expect(res.body).toMatchObject({ success: true, created: nasty.length });
+    for (const [i, text] of nasty.entries()) {
+      const stored = await ctx.db.prisma.product.findUniqueOrThrow({ where: { externalId: `INJ-${i}-${text}`.slice(0, 255) } });
+      expect((stored.data as Record<string, unknown>).name).toBe(text);
+    }
+    expect(await ctx.db.prisma.partner.count()).toBeGreaterThan(0);
+  });
+
+  it('keeps GraphQL errors at /graphql in the GraphQL shape with the same codes', async () => {
+    const malformed = await ctx.api.request('POST', '/graphql', { rawBody: '{"query": ', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    const deep = await ctx.api.request('POST', '/graphql', {
+      rawBody: `{"query":"{ __typename }","variables":{"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(deep.status).toBe(400);
+    expect(deep.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+  });
+});
