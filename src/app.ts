@@ -4,6 +4,9 @@ import type { Logger } from 'pino';
 import { useBearerAuth } from './auth/auth.plugin';
 import type { AppConfig } from './config';
 import type { Database } from './db/database';
+import { PUBLIC_ACCOUNT_FIELDS } from './accounts/account.schema';
+import type { AccountDeps } from './accounts/account.service';
+import { fullPath } from './rest/route-table';
 import type { EventHub } from './events/hub';
 import type { SecretBox } from './webhooks/secret-box';
 import type { RequestContext, ServerContext } from './graphql/context';
@@ -29,6 +32,7 @@ export type AppDeps = {
   config: Pick<AppConfig, 'maxBodyBytes' | 'tokenLastUsedResolutionMs' | 'trustProxy' | 'graphqlLimits' | 'corsOrigins'>;
   /** Shared through Redis between replicas when the server has REDIS_URL. */
   rateLimiters: RateLimiters;
+  accounts: Omit<AccountDeps, 'prisma'>;
   db: Pick<Database, 'prisma' | 'backend'>;
   logger: Logger;
   events: EventHub;
@@ -36,7 +40,8 @@ export type AppDeps = {
 };
 
 /** Builds the whole HTTP application without listening, so tests call it in-process. */
-export function createApp({ config, db, logger, events, secrets, rateLimiters }: AppDeps): App {
+export function createApp({ config, db, logger, events, secrets, rateLimiters, accounts }: AppDeps): App {
+  const accountDeps: AccountDeps = { ...accounts, prisma: db.prisma };
   const authenticator = { prisma: db.prisma, lastUsedResolutionMs: config.tokenLastUsedResolutionMs };
   const publicDocuments: PublicDocument[] = [
     {
@@ -77,7 +82,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters }:
       warn: (...args) => logger.warn({ yoga: args }),
       error: (...args) => logger.error({ yoga: args }),
     },
-    context: ({ requestId, auth }) => ({
+    context: ({ requestId, auth, clientIp }) => ({
       prisma: db.prisma,
       requestId: requestId ?? 'unknown',
       auth: auth ?? null,
@@ -85,6 +90,8 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters }:
       loaders: createLoaders(db.prisma),
       events,
       secrets,
+      clientIp: clientIp ?? 'unknown',
+      accounts: accountDeps,
     }),
     plugins: [
       useRequestLog(logger),
@@ -92,7 +99,11 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters }:
       useBodyLimits({ maxBytes: config.maxBodyBytes, graphqlEndpoint: '/graphql' }),
       useRateLimit({ limiters: rateLimiters, authenticator, graphqlEndpoint: '/graphql', trustProxy: config.trustProxy, logger }),
       usePublicRoutes(publicDocuments),
-      useBearerAuth({ ...authenticator, publicRoutes: publicDocuments }),
+      useBearerAuth({
+        ...authenticator,
+        publicRoutes: [...publicDocuments, ...restRoutes.filter((r) => r.public).map((r) => ({ method: r.method, path: fullPath(r) }))],
+        publicGraphqlFields: PUBLIC_ACCOUNT_FIELDS,
+      }),
       useRestEdge({ schema, routes: restRoutes }),
       useSofa({
         ...sofaConfig(schema, restRoutes),

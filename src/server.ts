@@ -3,6 +3,8 @@ import Redis from 'ioredis';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp } from './app';
+import { createAccountLimiters } from './accounts/account.service';
+import { createMailer } from './accounts/mailer';
 import { createRateLimiters } from './http/rate-limit';
 import type { AppConfig } from './config';
 import { openDatabase, type Database } from './db/database';
@@ -22,7 +24,13 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     const secrets = createSecretBox(await loadEncryptionKey(config));
     const limiterRedis = config.redisUrl ? new Redis(config.redisUrl) : undefined;
     const rateLimiters = createRateLimiters(config.rateLimit, limiterRedis);
-    const app = createApp({ config, db, logger, events, secrets, rateLimiters });
+    const accounts = {
+      mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
+      limiters: createAccountLimiters(limiterRedis),
+      registration: config.registration,
+      sessionTtlMs: config.sessionTtlMs,
+    };
+    const app = createApp({ config, db, logger, events, secrets, rateLimiters, accounts });
     const worker = config.workerEnabled
       ? createWorker({ prisma: db.prisma, secrets, logger, events, databaseUrl: config.databaseUrl })
       : undefined;

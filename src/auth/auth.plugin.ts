@@ -1,7 +1,9 @@
+import { getOperationAST, Kind, parse } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { PrismaClient } from '../generated/prisma/client';
 import { errorResponse } from '../errors/app-error';
 import type { ServerContext } from '../graphql/context';
+import { verifySession } from '../accounts/account.service';
 import { verifyToken, type AuthInfo } from './token.service';
 
 export type PublicRoute = { method: string; path: string };
@@ -15,7 +17,12 @@ export type Authenticator = { prisma: PrismaClient; lastUsedResolutionMs: number
 export function authenticate(authenticator: Authenticator, serverContext: ServerContext, request: Request): Promise<AuthInfo | null> {
   serverContext.authLookup ??= (async () => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
-    const auth = match ? await verifyToken(authenticator.prisma, match[1]!, authenticator.lastUsedResolutionMs) : null;
+    const token = match?.[1];
+    const auth = !token
+      ? null
+      : token.startsWith('sgs_')
+        ? await verifySession(authenticator.prisma, token)
+        : await verifyToken(authenticator.prisma, token, authenticator.lastUsedResolutionMs);
     if (auth) serverContext.auth = auth;
     return auth;
   })();
@@ -26,13 +33,16 @@ export function authenticate(authenticator: Authenticator, serverContext: Server
  * Every route needs `Authorization: Bearer <token>` except the public ones. (Yoga renders the
  * GraphiQL page before any plugin runs and never executes a query there.)
  */
-export function useBearerAuth(options: Authenticator & { publicRoutes: readonly PublicRoute[] }): Plugin<object, ServerContext> {
+export function useBearerAuth(
+  options: Authenticator & { publicRoutes: readonly PublicRoute[]; publicGraphqlFields: ReadonlySet<string> },
+): Plugin<object, ServerContext> {
   const isPublic = (method: string, path: string) =>
     options.publicRoutes.some((r) => r.path === path && (r.method === method || (r.method === 'GET' && method === 'HEAD')));
   return {
     async onRequest({ request, url, serverContext, endResponse }) {
       if (isPublic(request.method, url.pathname)) return;
       if (await authenticate(options, serverContext, request)) return;
+      if (url.pathname === '/graphql' && onlyPublicFields(serverContext.bodyText, options.publicGraphqlFields)) return;
       const presented = /^Bearer\s+\S+/i.test(request.headers.get('authorization') ?? '');
       endResponse(
         errorResponse(
@@ -45,4 +55,16 @@ export function useBearerAuth(options: Authenticator & { publicRoutes: readonly 
       );
     },
   };
+}
+
+/** Signing in cannot need a token: a GraphQL mutation that only calls these fields is allowed without one. */
+function onlyPublicFields(bodyText: string | undefined, fields: ReadonlySet<string>): boolean {
+  try {
+    const { query, operationName } = JSON.parse(bodyText ?? '') as { query?: string; operationName?: string };
+    const operation = query ? getOperationAST(parse(query), operationName) : null;
+    if (operation?.operation !== 'mutation') return false;
+    return operation.selectionSet.selections.every((s) => s.kind === Kind.FIELD && fields.has(s.name.value));
+  } catch {
+    return false;
+  }
 }

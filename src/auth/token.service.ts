@@ -2,7 +2,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient, TokenRole } from '../generated/prisma/client';
 import { AppError } from '../errors/app-error';
 
-export type AuthInfo = { tokenId: number; name: string; role: TokenRole };
+/** Who is calling: an API token or an admin session. `key` identifies it for rate limiting. */
+export type AuthInfo = { key: string; name: string; role: TokenRole };
 
 export type TokenSummary = {
   id: number;
@@ -75,7 +76,7 @@ export async function verifyToken(
   if (!row.lastUsedAt || now - row.lastUsedAt.getTime() >= lastUsedResolutionMs) {
     await prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
   }
-  return { tokenId: row.id, name: row.name, role: row.role };
+  return { key: `token:${row.id}`, name: row.name, role: row.role };
 }
 
 function summarize(row: TokenSummary & { tokenHash?: string }): TokenSummary {

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError } from 'commander';
+import { createAdminAccount } from '../accounts/account.service';
 import { createToken, listTokens, revokeToken } from '../auth/token.service';
 import { loadConfig, type AppConfig } from '../config';
 import { openDatabase, type Database } from '../db/database';
@@ -110,6 +112,21 @@ export function buildCli(): Command {
         console.log(`revoked token "${t.name}" (id ${t.id})`);
       }),
     );
+  const admin = program.command('admin').description('manage admin accounts');
+  admin
+    .command('create')
+    .description('create an active admin account (the first one must come from here); prints a password when none is given')
+    .requiredOption('--email <email>')
+    .option('--password <password>', '12 characters or more; generated when left out')
+    .action((opts: { email: string; password?: string }) =>
+      withDatabase(async (db) => {
+        const password = opts.password ?? randomBytes(18).toString('base64url');
+        const account = await createAdminAccount(db.prisma, { email: opts.email, password });
+        console.log(`created admin account ${account.email} (id ${account.id})`);
+        if (!opts.password) console.log(`password (shown only now): ${password}`);
+      }),
+    );
+
   const webhook = program.command('webhook').description('manage webhook configurations (sync_failure deliveries)');
   webhook
     .command('add')

@@ -27,6 +27,12 @@ const envSchema = z.object({
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5000),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().positive().default(5000),
+  /** Admin self-registration: closed (default), approval (pending until an admin approves) or open. */
+  REGISTRATION: z.enum(['closed', 'approval', 'open']).default('closed'),
+  /** Mail for password resets; without it the reset token is written to the log. */
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().default('sync-gateway <no-reply@localhost>'),
+  SESSION_TTL_MINUTES: z.coerce.number().int().positive().default(480),
   /** Comma-separated origins allowed by CORS; CORS is off when empty. */
   CORS_ORIGINS: z.string().default(''),
   /** Behind a reverse proxy: take the client IP from X-Forwarded-For. */
@@ -53,6 +59,10 @@ export type AppConfig = {
   trustProxy: boolean;
   graphqlLimits: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number };
   corsOrigins: string[];
+  registration: 'closed' | 'approval' | 'open';
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  sessionTtlMs: number;
   maxBodyBytes: number;
   tokenLastUsedResolutionMs: number;
   shutdownGraceMs: number;
@@ -94,6 +104,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxCost: e.GRAPHQL_MAX_COST,
       maxTokens: e.GRAPHQL_MAX_TOKENS,
     },
+    registration: e.REGISTRATION,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    sessionTtlMs: e.SESSION_TTL_MINUTES * 60_000,
     corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     maxBodyBytes: e.MAX_BODY_BYTES,
     tokenLastUsedResolutionMs: e.TOKEN_LAST_USED_RESOLUTION_MS,

@@ -3,6 +3,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 import type { AuthInfo } from '../auth/token.service';
 import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../webhooks/secret-box';
+import type { AccountDeps } from '../accounts/account.service';
 import type { Loaders } from './loaders';
 
 /** Per-request state that the HTTP plugins attach before GraphQL or SOFA execute. */
@@ -12,6 +13,7 @@ export type ServerContext = {
   authLookup?: Promise<AuthInfo | null>;
   rateLimit?: { limit: number; result: { remainingPoints: number; msBeforeNext: number } };
   startedAt?: number;
+  clientIp?: string;
   /** The request body, read once by the body-limits plugin. */
   bodyText?: string;
 };
@@ -24,4 +26,6 @@ export type RequestContext = {
   loaders: Loaders;
   events: EventHub;
   secrets: SecretBox;
+  clientIp: string;
+  accounts: AccountDeps;
 };

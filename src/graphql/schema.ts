@@ -12,6 +12,7 @@ import '../failures/failure.schema';
 import '../failures/failure-events.schema';
 import '../queue/queue.schema';
 import '../webhooks/webhook.schema';
+import '../accounts/account.schema';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

@@ -66,7 +66,8 @@ export function useRateLimit(options: {
     async onRequest({ request, url, serverContext, endResponse }) {
       const cls = classify(request, serverContext.bodyText, url.pathname, options.graphqlEndpoint);
       const auth = await authenticate(options.authenticator, serverContext, request);
-      const key = auth ? `token:${auth.tokenId}` : `ip:${clientIp(serverContext, request, options.trustProxy)}`;
+      serverContext.clientIp = clientIp(serverContext, request, options.trustProxy);
+      const key = auth ? auth.key : `ip:${serverContext.clientIp}`;
       const limiter = options.limiters[cls];
       try {
         serverContext.rateLimit = { limit: limiter.points, result: await limiter.consume(key) };

@@ -50,6 +50,7 @@ export const queueRoutes: RestRoute[] = [
     field: 'Mutation.retryQueueItem',
     method: 'POST',
     path: '/v1/outbound-queue/:id/retry',
+    extraErrors: ['CONFLICT'],
     tag: 'Outbound queue',
     summary: 'Retry one failed item',
     description: 'The item goes back to pending, due now, with a fresh schedule (attempts start again from 0). 409 when it is not failed, 404 when unknown. No body.',

@@ -12,7 +12,14 @@ export function createRestErrorHandler(logger: Logger) {
     const code = error?.extensions?.code;
     if (isErrorCode(code)) {
       const details = error?.extensions?.details as ErrorDetail[] | undefined;
-      return errorResponse(code, error?.message ?? code, details, error?.extensions?.requestId as string | undefined);
+      const retryAfter = error?.extensions?.retryAfter;
+      return errorResponse(
+        code,
+        error?.message ?? code,
+        details,
+        error?.extensions?.requestId as string | undefined,
+        typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {},
+      );
     }
     const status = (error?.extensions?.http as { status?: number } | undefined)?.status;
     if (status === 400) return errorResponse('VALIDATION_FAILED', error?.message ?? 'Invalid request');

@@ -7,7 +7,9 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 const ERROR_RESPONSES: Partial<Record<ErrorCode, string>> = {
   VALIDATION_FAILED: 'Invalid input: malformed JSON, a bad query parameter or a bad field. details names each field.',
-  UNAUTHENTICATED: 'Missing or invalid bearer token.',
+  UNAUTHENTICATED: 'Missing or invalid bearer token (or, for sign-in, wrong credentials).',
+  FORBIDDEN: 'Not allowed (registration closed, or an admin operation without role admin).',
+  CONFLICT: 'The record exists already or is not in a state that allows this.',
   NOT_FOUND: 'No record with this id.',
   PAYLOAD_TOO_LARGE: 'The body or the batch exceeds its limit.',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json.',
@@ -130,6 +132,7 @@ function correctOperation(route: RestRoute, sofaOp: Json): Json {
     summary: route.summary,
     description: route.description,
     tags: [route.tag],
+    ...(route.public ? { security: [] } : {}),
     ...(parameters.length ? { parameters } : {}),
   };
   if (hasBody && Object.keys(bodyProps).length > 0) {
@@ -167,7 +170,10 @@ function correctOperation(route: RestRoute, sofaOp: Json): Json {
 }
 
 function errorRefs(route: RestRoute): Json {
+  // A public route answers 401 only for a failed sign-in, which is its own business.
   const codes: ErrorCode[] = ['VALIDATION_FAILED', 'UNAUTHENTICATED'];
+  if (route.public && route.field !== 'Mutation.login') codes.splice(1, 1);
+  codes.push(...(route.extraErrors ?? []));
   if (route.path.includes(':')) codes.push('NOT_FOUND');
   if (route.method === 'POST') codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   codes.push('RATE_LIMITED', 'INTERNAL_SERVER_ERROR');

@@ -1,3 +1,5 @@
+import type { ErrorCode } from '../errors/app-error';
+
 /**
  * Every REST route of the contract, mapped onto a root field of the one GraphQL schema.
  * SOFA builds the handlers from it, the OpenAPI document is corrected with it and the
@@ -24,6 +26,10 @@ export type RestRoute = {
   queryOrBodyArgs?: string[];
   /** Body fields that are not arguments of the field are a 400 naming them. */
   strictBody?: boolean;
+  /** Error codes this route can answer besides the usual ones (documented in OpenAPI). */
+  extraErrors?: ErrorCode[];
+  /** Needs no bearer token (signing in). */
+  public?: boolean;
   /** Status of a successful answer; 200 unless given. */
   responseStatus?: number;
   /** Replaces SOFA's response schema where the GraphQL type cannot say it (e.g. a tree as JSON). */

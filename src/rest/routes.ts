@@ -1,4 +1,5 @@
 import { productRoutes } from '../products/product.routes';
+import { accountRoutes } from '../accounts/account.routes';
 import { failureRoutes } from '../failures/failure.routes';
 import { partnerRoutes } from '../partners/partner.routes';
 import { pricelistRoutes } from '../pricelists/pricelist.routes';
@@ -18,4 +19,5 @@ export const restRoutes: readonly RestRoute[] = [
   ...purchaseOrderRoutes,
   ...failureRoutes,
   ...queueRoutes,
+  ...accountRoutes,
 ];

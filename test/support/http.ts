@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { createApp } from '../../src/app';
+import { createAccountLimiters, type AccountDeps } from '../../src/accounts/account.service';
 import { loadConfig } from '../../src/config';
 import { attachGraphqlWs } from '../../src/http/graphql-ws';
 import { createRateLimiters, type RateLimiters } from '../../src/http/rate-limit';
@@ -40,6 +41,7 @@ export async function startTestServer(
     rateLimiters?: RateLimiters;
     trustProxy?: boolean;
     corsOrigins?: string[];
+    accounts?: Partial<Omit<AccountDeps, 'prisma'>>;
   } = {},
 ): Promise<TestServer> {
   const events = options.events ?? createEventHub();
@@ -56,6 +58,13 @@ export async function startTestServer(
     },
     // Tests send many requests per minute; the rate-limit tests pass their own limiters.
     rateLimiters: options.rateLimiters ?? createRateLimiters({ readPerMinute: 1_000_000, writePerMinute: 1_000_000 }),
+    accounts: {
+      mailer: { sendPasswordReset: async () => undefined },
+      limiters: createAccountLimiters(undefined, `test-${randomBytes(4).toString('hex')}`),
+      registration: 'closed',
+      sessionTtlMs: 3_600_000,
+      ...options.accounts,
+    },
     db,
     logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
   });
