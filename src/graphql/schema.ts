@@ -13,6 +13,7 @@ import '../failures/failure-events.schema';
 import '../queue/queue.schema';
 import '../webhooks/webhook.schema';
 import '../accounts/account.schema';
+import '../auth/token.schema';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

@@ -47,6 +47,22 @@ describe.each(backends)('admin accounts on %s', (backend) => {
     expect(denied.body.errors[0].extensions.code).toBe('FORBIDDEN');
   });
 
+  it('lets an admin session create, list and revoke API tokens', async () => {
+    const session = (await loginAs('ops@example.com', PASSWORD)).body.token;
+    const asAdmin = (query: string) => api.request('POST', '/graphql', { token: session, body: { query } });
+    const created = await asAdmin(`mutation { createApiToken(name: "shop-${backend}") { token apiToken { id name role } } }`);
+    const { token, apiToken } = created.body.data.createApiToken;
+    expect(token).toMatch(/^sgw_/);
+    expect(apiToken).toMatchObject({ name: `shop-${backend}`, role: 'integration' });
+    expect((await api.request('GET', '/api/v1/updated-products', { token })).status).toBe(200);
+    const list = await asAdmin('{ apiTokens { name revokedAt } }');
+    expect(list.text).not.toContain(token);
+    await asAdmin(`mutation { revokeApiToken(idOrName: "${apiToken.id}") { revokedAt } }`);
+    expect((await api.request('GET', '/api/v1/updated-products', { token })).status).toBe(401);
+    // An integration token cannot mint tokens.
+    expect((await api.graphql('mutation { createApiToken(name: "nope") { token } }')).body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
   it('signs in over GraphQL without a token, and nothing else runs without one', async () => {
     const login = await api.request('POST', '/graphql', {
       token: null,

@@ -1,0 +1,56 @@
+import { builder } from '../graphql/builder';
+import { requireAdmin } from './roles';
+import { createToken, listTokens, revokeToken, type TokenSummary } from './token.service';
+
+const TokenRoleEnum = builder.enumType('TokenRole', { values: ['integration', 'admin'] as const });
+
+const ApiToken = builder.objectRef<TokenSummary>('ApiToken').implement({
+  description: 'An API token; its secret is shown once, at creation, and never stored.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    role: t.field({ type: TokenRoleEnum, resolve: (tok) => tok.role }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const CreatedToken = builder.objectRef<{ token: string; summary: TokenSummary }>('CreatedApiToken').implement({
+  fields: (t) => ({
+    token: t.exposeString('token', { description: 'The bearer token. Shown only now.' }),
+    apiToken: t.field({ type: ApiToken, resolve: (c) => c.summary }),
+  }),
+});
+
+builder.queryField('apiTokens', (t) =>
+  t.field({
+    type: [ApiToken],
+    description: 'Admin only.',
+    resolve: (_root, _args, ctx) => {
+      requireAdmin(ctx);
+      return listTokens(ctx.prisma);
+    },
+  }),
+);
+
+builder.mutationFields((t) => ({
+  createApiToken: t.field({
+    type: CreatedToken,
+    description: 'Admin only. The token is in the answer and nowhere else.',
+    args: { name: t.arg.string({ required: true }), role: t.arg({ type: TokenRoleEnum }) },
+    resolve: (_root, args, ctx) => {
+      requireAdmin(ctx);
+      return createToken(ctx.prisma, args.name, args.role ?? 'integration');
+    },
+  }),
+  revokeApiToken: t.field({
+    type: ApiToken,
+    description: 'Admin only. Revokes by id or name; revoking twice is harmless.',
+    args: { idOrName: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => {
+      requireAdmin(ctx);
+      return revokeToken(ctx.prisma, args.idOrName);
+    },
+  }),
+}));
