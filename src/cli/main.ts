@@ -157,28 +157,23 @@ export function buildCli(): Command {
         console.table(rows.map((w) => ({ id: w.id, entityType: w.entityType, direction: w.direction, url: w.url, active: w.active })));
       }),
     );
-  webhook
-    .command('disable')
-    .argument('<id>')
-    .description('stop deliveries to a configuration (queued ones fail; retry-failed sends them after re-enabling)')
-    .action((id: string) =>
-      withDatabase(async (db, config) => {
-        const box = createSecretBox(await loadEncryptionKey(config));
-        const w = await updateWebhook(db.prisma, box, webhookId(id), { active: false });
-        console.log(`disabled webhook ${w.id}`);
-      }),
-    );
-  webhook
-    .command('enable')
-    .argument('<id>')
-    .description('resume deliveries to a configuration')
-    .action((id: string) =>
-      withDatabase(async (db, config) => {
-        const box = createSecretBox(await loadEncryptionKey(config));
-        const w = await updateWebhook(db.prisma, box, webhookId(id), { active: true });
-        console.log(`enabled webhook ${w.id}`);
-      }),
-    );
+  for (const [command, active] of [['disable', false], ['enable', true]] as const) {
+    webhook
+      .command(command)
+      .argument('<id>')
+      .description(
+        active
+          ? 'resume deliveries to a configuration'
+          : 'stop deliveries to a configuration (queued ones fail; retry-failed sends them after re-enabling)',
+      )
+      .action((id: string) =>
+        withDatabase(async (db, config) => {
+          const box = createSecretBox(await loadEncryptionKey(config));
+          const w = await updateWebhook(db.prisma, box, webhookId(id), { active });
+          console.log(`${command}d webhook ${w.id}`);
+        }),
+      );
+  }
   webhook
     .command('remove')
     .argument('<id>')
