@@ -16,6 +16,7 @@ import { schema } from './graphql/schema';
 import { usePublicRoutes, type PublicDocument } from './http/public-routes.plugin';
 import { useRateLimit, type RateLimiters } from './http/rate-limit';
 import { useBodyLimits } from './http/body-limits.plugin';
+import { GRAPHQL_ENDPOINT } from './http/endpoints';
 import { useRequestLog } from './http/request-log.plugin';
 import { useSecurityHeaders } from './http/security-headers.plugin';
 import { graphqlLimitPlugins } from './graphql/limits';
@@ -66,7 +67,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
 
   return createYoga<ServerContext, RequestContext>({
     schema,
-    graphqlEndpoint: '/graphql',
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
     landingPage: false,
     // Yoga answers any URL that merely ends with this string; ours (public-routes) serves /health.
     // A fragment never reaches a server, so this disables Yoga's check.
@@ -93,16 +94,19 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       clientIp: clientIp ?? 'unknown',
       accounts: accountDeps,
     }),
+    // Order matters: the body is read once and bounded before anyone parses it; the rate limit
+    // counts every request (401s too) before auth answers; the REST edge vets what SOFA executes.
     plugins: [
       useRequestLog(logger),
       useSecurityHeaders(),
-      useBodyLimits({ maxBytes: config.maxBodyBytes, graphqlEndpoint: '/graphql' }),
-      useRateLimit({ limiters: rateLimiters, authenticator, graphqlEndpoint: '/graphql', trustProxy: config.trustProxy, logger }),
+      useBodyLimits({ maxBytes: config.maxBodyBytes, graphqlEndpoint: GRAPHQL_ENDPOINT }),
+      useRateLimit({ limiters: rateLimiters, authenticator, graphqlEndpoint: GRAPHQL_ENDPOINT, trustProxy: config.trustProxy, logger }),
       usePublicRoutes(publicDocuments),
       useBearerAuth({
         ...authenticator,
         publicRoutes: [...publicDocuments, ...restRoutes.filter((r) => r.public).map((r) => ({ method: r.method, path: fullPath(r) }))],
         publicGraphqlFields: PUBLIC_ACCOUNT_FIELDS,
+        graphqlEndpoint: GRAPHQL_ENDPOINT,
       }),
       useRestEdge({ schema, routes: restRoutes }),
       useSofa({

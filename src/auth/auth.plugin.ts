@@ -34,7 +34,7 @@ export function authenticate(authenticator: Authenticator, serverContext: Server
  * GraphiQL page before any plugin runs and never executes a query there.)
  */
 export function useBearerAuth(
-  options: Authenticator & { publicRoutes: readonly PublicRoute[]; publicGraphqlFields: ReadonlySet<string> },
+  options: Authenticator & { publicRoutes: readonly PublicRoute[]; publicGraphqlFields: ReadonlySet<string>; graphqlEndpoint: string },
 ): Plugin<object, ServerContext> {
   const isPublic = (method: string, path: string) =>
     options.publicRoutes.some((r) => r.path === path && (r.method === method || (r.method === 'GET' && method === 'HEAD')));
@@ -42,7 +42,7 @@ export function useBearerAuth(
     async onRequest({ request, url, serverContext, endResponse }) {
       if (isPublic(request.method, url.pathname)) return;
       if (await authenticate(options, serverContext, request)) return;
-      if (url.pathname === '/graphql' && onlyPublicFields(serverContext.bodyText, options.publicGraphqlFields)) return;
+      if (url.pathname === options.graphqlEndpoint && onlyPublicFields(serverContext.bodyText, options.publicGraphqlFields)) return;
       const presented = /^Bearer\s+\S+/i.test(request.headers.get('authorization') ?? '');
       endResponse(
         errorResponse(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { ServerContext } from '../graphql/context';
+import { GRAPHQL_ENDPOINT } from './endpoints';
 
 const REQUEST_ID_HEADER = 'x-request-id';
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -22,7 +23,7 @@ export function useRequestLog(logger: Logger): Plugin<object, ServerContext> {
       response.headers.set(REQUEST_ID_HEADER, requestId);
       const url = new URL(request.url);
       const status = response.status;
-      if (status >= 400 && response.headers.get('content-type')?.includes('application/json') && url.pathname !== '/graphql') {
+      if (status >= 400 && response.headers.get('content-type')?.includes('application/json') && url.pathname !== GRAPHQL_ENDPOINT) {
         const body = (await response.clone().json().catch(() => undefined)) as { error?: Record<string, unknown> } | undefined;
         if (body?.error && !body.error.requestId) {
           body.error.requestId = requestId;

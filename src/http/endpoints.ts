@@ -1,0 +1,2 @@
+/** Where GraphQL (HTTP, SSE and graphql-ws) is served. */
+export const GRAPHQL_ENDPOINT = '/graphql';
