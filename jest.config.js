@@ -8,7 +8,8 @@ module.exports = {
   },
   // The wasm schema engine's glue is an ES module; jest needs it as CommonJS.
   transformIgnorePatterns: ['/node_modules/(?!@prisma/schema-engine-wasm/)'],
-  testTimeout: 60_000,
+  // Generous: CI runs two heavy suites side by side on two cores.
+  testTimeout: 120_000,
   // Each test file opens its own embedded Postgres (~300 MB); two at a time fit two cores.
   maxWorkers: 2,
 };

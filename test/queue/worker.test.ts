@@ -218,7 +218,7 @@ describeWithPostgres('two workers on one PostgreSQL', () => {
     );
     workers.forEach((w) => w.start());
     try {
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 150_000;
       while ((await ctx.db.prisma.outboundQueueItem.count({ where: { status: 'completed' } })) < 1000 && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -230,5 +230,5 @@ describeWithPostgres('two workers on one PostgreSQL', () => {
     expect(await ctx.db.prisma.outboundQueueItem.count({ where: { status: 'completed' } })).toBe(1000);
     expect(seen.size).toBe(1000);
     expect([...seen.values()].every((n) => n === 1)).toBe(true);
-  });
+  }, 180_000);
 });
