@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import pino from 'pino';
+import { createWorker } from '../../src/queue/worker';
+import { createSecretBox } from '../../src/webhooks/secret-box';
+import { createWebhook } from '../../src/webhooks/webhook.service';
+import { backends } from '../support/database';
+import { useApiFixture } from '../support/http';
+import { startReceiver, type Reply } from '../support/receiver';
+
+const ROOT = path.join(__dirname, '..', '..');
+const describeWithPostgres = backends.includes('postgresql') ? describe : describe.skip;
+
+describeWithPostgres('a worker process killed mid-delivery (PostgreSQL)', () => {
+  const key = randomBytes(32);
+  const ctx = useApiFixture('postgresql', { secrets: createSecretBox(key) });
+
+  it('leaves its item to another worker, which completes it once the lease runs out', async () => {
+    const replies: Array<(reply: Reply) => void> = [];
+    const receiver = await startReceiver((_req, index) => (index === 0 ? new Promise<Reply>((resolve) => replies.push(resolve)) : { status: 200 }));
+    await createWebhook(ctx.db.prisma, ctx.api.secrets, { url: receiver.url, entityType: 'product', direction: 'to_webshop', secret: 'crash-test-secret-1234' });
+    await ctx.api.request('POST', '/api/v1/failures', { body: { entity_type: 'product', external_id: 'K-1', source: 'erp', error_message: 'boom' } });
+
+    // One process (node with tsx's loader), so that SIGKILL reaches the worker itself.
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'main.ts'), 'worker'], {
+      env: { ...process.env, DATABASE_URL: ctx.db.url!, ENCRYPTION_KEY: key.toString('hex'), LOG_LEVEL: 'warn' },
+      cwd: ROOT,
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (receiver.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(receiver.requests).toHaveLength(1); // the child is now mid-delivery
+      expect((await ctx.db.prisma.outboundQueueItem.findFirstOrThrow()).status).toBe('processing');
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+
+      const item = await ctx.db.prisma.outboundQueueItem.findFirstOrThrow();
+      const afterLease = new Date(item.leaseExpiresAt!.getTime() + 1);
+      const survivor = createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger: pino({ level: 'silent' }), clock: () => afterLease });
+      expect(await survivor.runOnce()).toBe(1);
+      expect(await ctx.db.prisma.outboundQueueItem.findFirstOrThrow()).toMatchObject({ status: 'completed', attempts: 2 });
+      expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([
+        receiver.requests[0]!.headers['webhook-id'],
+        receiver.requests[0]!.headers['webhook-id'],
+      ]);
+    } finally {
+      child.kill('SIGKILL');
+      replies.forEach((reply) => reply({ status: 200 }));
+      await receiver.close();
+    }
+  }, 180_000);
+});
