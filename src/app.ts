@@ -17,6 +17,9 @@ import { usePublicRoutes, type PublicDocument } from './http/public-routes.plugi
 import { useRateLimit, type RateLimiters } from './http/rate-limit';
 import { useBodyLimits } from './http/body-limits.plugin';
 import { GRAPHQL_ENDPOINT } from './http/endpoints';
+import type { Metrics } from './ops/metrics';
+import { READY_PATH, useOps } from './ops/ops.plugin';
+import type { Readiness } from './ops/readiness';
 import { useRequestLog } from './http/request-log.plugin';
 import { useSecurityHeaders } from './http/security-headers.plugin';
 import { graphqlLimitPlugins } from './graphql/limits';
@@ -38,10 +41,13 @@ export type AppDeps = {
   logger: Logger;
   events: EventHub;
   secrets: SecretBox;
+  metrics: Metrics;
+  /** GET /ready; the server adds its worker's heartbeat. */
+  readiness: () => Promise<Readiness>;
 };
 
 /** Builds the whole HTTP application without listening, so tests call it in-process. */
-export function createApp({ config, db, logger, events, secrets, rateLimiters, accounts }: AppDeps): App {
+export function createApp({ config, db, logger, events, secrets, rateLimiters, accounts, metrics, readiness }: AppDeps): App {
   const accountDeps: AccountDeps = { ...accounts, prisma: db.prisma };
   const authenticator = { prisma: db.prisma, lastUsedResolutionMs: config.tokenLastUsedResolutionMs };
   const publicDocuments: PublicDocument[] = [
@@ -100,14 +106,26 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       useRequestLog(logger),
       useSecurityHeaders(),
       useBodyLimits({ maxBytes: config.maxBodyBytes, graphqlEndpoint: GRAPHQL_ENDPOINT }),
-      useRateLimit({ limiters: rateLimiters, authenticator, graphqlEndpoint: GRAPHQL_ENDPOINT, trustProxy: config.trustProxy, logger }),
+      useRateLimit({
+        limiters: rateLimiters,
+        authenticator,
+        graphqlEndpoint: GRAPHQL_ENDPOINT,
+        trustProxy: config.trustProxy,
+        logger,
+        onRejected: metrics.rateLimitRejected,
+      }),
       usePublicRoutes(publicDocuments),
       useBearerAuth({
         ...authenticator,
-        publicRoutes: [...publicDocuments, ...restRoutes.filter((r) => r.public).map((r) => ({ method: r.method, path: fullPath(r) }))],
+        publicRoutes: [
+          ...publicDocuments,
+          { method: 'GET', path: READY_PATH },
+          ...restRoutes.filter((r) => r.public).map((r) => ({ method: r.method, path: fullPath(r) })),
+        ],
         publicGraphqlFields: PUBLIC_ACCOUNT_FIELDS,
         graphqlEndpoint: GRAPHQL_ENDPOINT,
       }),
+      useOps({ metrics, readiness, routes: restRoutes, fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)] }),
       useRestEdge({ schema, routes: restRoutes }),
       useSofa({
         ...sofaConfig(schema, restRoutes),

@@ -6,6 +6,8 @@ import { createApp } from './app';
 import { createAccountLimiters } from './accounts/account.service';
 import { createMailer } from './accounts/mailer';
 import { createRateLimiters } from './http/rate-limit';
+import { createMetrics } from './ops/metrics';
+import { createReadiness } from './ops/readiness';
 import type { AppConfig } from './config';
 import { openDatabase, type Database } from './db/database';
 import { createEventHub } from './events/hub';
@@ -30,10 +32,21 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       registration: config.registration,
       sessionTtlMs: config.sessionTtlMs,
     };
-    const app = createApp({ config, db, logger, events, secrets, rateLimiters, accounts });
+    const metrics = createMetrics(db.prisma);
     const worker = config.workerEnabled
-      ? createWorker({ prisma: db.prisma, secrets, logger, events, databaseUrl: config.databaseUrl })
+      ? createWorker({ prisma: db.prisma, secrets, logger, events, databaseUrl: config.databaseUrl, onAttempt: metrics.deliveryAttempt })
       : undefined;
+    const readiness = createReadiness({ prisma: db.prisma, worker });
+    const app = createApp({ config, db, logger, events, secrets, rateLimiters, accounts, metrics, readiness });
+    // Optionally, metrics on a port of their own without a token (keep it off the public network).
+    const metricsServer =
+      config.metricsPort !== undefined
+        ? createServer(async (_req, res) => {
+            res.setHeader('content-type', metrics.registry.contentType);
+            res.end(await metrics.registry.metrics());
+          })
+        : undefined;
+    if (metricsServer) await new Promise<void>((resolve) => metricsServer.listen(config.metricsPort, config.host, resolve));
     const server = createServer(app);
     server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout
     const websockets = attachGraphqlWs(server, app, {
@@ -54,6 +67,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       (closing ??= (async () => {
         // Stop accepting, let in-flight requests finish (bounded), then close the store cleanly.
         await websockets.close();
+        metricsServer?.close();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);

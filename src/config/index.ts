@@ -33,6 +33,8 @@ const envSchema = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().default('sync-gateway <no-reply@localhost>'),
   SESSION_TTL_MINUTES: z.coerce.number().int().positive().default(480),
+  /** Also serve /metrics without a token on this port (bind HOST to a private interface). */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** Comma-separated origins allowed by CORS; CORS is off when empty. */
   CORS_ORIGINS: z.string().default(''),
   /** Behind a reverse proxy: take the client IP from X-Forwarded-For. */
@@ -63,6 +65,7 @@ export type AppConfig = {
   smtpUrl: string | undefined;
   mailFrom: string;
   sessionTtlMs: number;
+  metricsPort: number | undefined;
   maxBodyBytes: number;
   tokenLastUsedResolutionMs: number;
   shutdownGraceMs: number;
@@ -108,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     sessionTtlMs: e.SESSION_TTL_MINUTES * 60_000,
+    metricsPort: e.METRICS_PORT,
     corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     maxBodyBytes: e.MAX_BODY_BYTES,
     tokenLastUsedResolutionMs: e.TOKEN_LAST_USED_RESOLUTION_MS,

@@ -61,6 +61,7 @@ export function useRateLimit(options: {
   graphqlEndpoint: string;
   trustProxy: boolean;
   logger: Logger;
+  onRejected?: (kind: RateClass) => void;
 }): Plugin<object, ServerContext> {
   return {
     async onRequest({ request, url, serverContext, endResponse }) {
@@ -77,6 +78,7 @@ export function useRateLimit(options: {
           return;
         }
         serverContext.rateLimit = { limit: limiter.points, result: rejection };
+        options.onRejected?.(cls);
         const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
         endResponse(
           errorResponse(

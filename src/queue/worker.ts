@@ -22,6 +22,8 @@ export type WorkerOptions = {
   /** A claimed item whose worker died is reclaimed after this. */
   leaseMs?: number;
   timeoutMs?: number;
+  /** Counts attempts by outcome (Prometheus). */
+  onAttempt?: (outcome: 'completed' | 'retry' | 'failed') => void;
 };
 
 type ClaimedItem = {
@@ -35,6 +37,9 @@ type ClaimedItem = {
 };
 
 export type Worker = {
+  pollIntervalMs: number;
+  /** When the loop last ran (epoch ms); /ready reports a worker that stopped beating. */
+  lastActiveAt(): number | undefined;
   start(): void;
   stop(): Promise<void>;
   /** Claims and delivers one batch of due items; returns how many it handled. */
@@ -54,6 +59,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const leaseMs = options.leaseMs ?? 60_000;
 
   let running = false;
+  let lastActiveAt: number | undefined;
   let loop: Promise<void> | undefined;
   // A wake-up during a batch must not be lost: it is remembered and the next wait is skipped.
   let signalled = false;
@@ -117,6 +123,7 @@ export function createWorker(options: WorkerOptions): Worker {
         ...(step.status === 'pending' ? { nextAttemptAt: step.nextAttemptAt } : {}),
       },
     });
+    if (count > 0) options.onAttempt?.(step.status === 'pending' ? 'retry' : step.status);
     if (count === 0) logger.warn({ item: item.id }, 'delivery finished after its lease was taken over; result dropped');
     else logger.debug({ item: item.id, status: step.status, attempt: item.attempts }, 'webhook attempt');
   }
@@ -141,6 +148,7 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function run(): Promise<void> {
     while (running) {
+      lastActiveAt = Date.now();
       signalled = false;
       let handled = 0;
       try {
@@ -164,6 +172,8 @@ export function createWorker(options: WorkerOptions): Worker {
 
   return {
     runOnce,
+    pollIntervalMs,
+    lastActiveAt: () => (running ? lastActiveAt : undefined),
     start() {
       if (running) return;
       running = true;

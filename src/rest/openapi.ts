@@ -206,6 +206,14 @@ function errorSchema(): Json {
   };
 }
 
+const readinessSchema: Json = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: ['ready', 'not ready'] },
+    checks: { type: 'object', additionalProperties: { type: 'string' }, description: 'database, migrations, worker: ok, disabled or what is wrong' },
+  },
+};
+
 function publicPaths(): Json {
   const op = (operationId: string, summary: string, type: string, schema: Json) => ({
     get: {
@@ -226,6 +234,28 @@ function publicPaths(): Json {
       properties: { status: { type: 'string', enum: ['ok'] }, backend: { type: 'string', enum: ['pglite', 'postgresql'] } },
     }),
     '/api/doc': op('openApiDocument', 'This OpenAPI document', 'application/json', { type: 'object' }),
+    '/ready': {
+      get: {
+        ...op('readiness', 'Readiness: database reachable, migrations applied, worker running', 'application/json', readinessSchema).get,
+        responses: {
+          ...op('readiness', 'Ready', 'application/json', readinessSchema).get.responses,
+          503: { description: 'Not ready; checks says why', content: { 'application/json': { schema: readinessSchema } } },
+        },
+      },
+    },
+    '/metrics': {
+      get: {
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        description: 'Prometheus text format. Needs a bearer token (or serve it without one on METRICS_PORT).',
+        tags: ['Service'],
+        responses: {
+          200: { description: 'Metrics', headers: rateLimitHeaderRefs(), content: { 'text/plain': { schema: { type: 'string' } } } },
+          401: { $ref: `#/components/responses/${responseName('UNAUTHENTICATED')}` },
+          429: { $ref: `#/components/responses/${responseName('RATE_LIMITED')}` },
+        },
+      },
+    },
     '/.well-known/ai-context': op('aiContext', 'A guide to this API for language models', 'text/markdown', { type: 'string' }),
   };
 }

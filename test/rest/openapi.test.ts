@@ -17,6 +17,8 @@ describe('OpenAPI document', () => {
     const expected = [
       ...restRoutes.map((r) => `${r.method} ${openApiPath(fullPath(r))}`),
       'GET /health',
+      'GET /ready',
+      'GET /metrics',
       'GET /api/doc',
       'GET /.well-known/ai-context',
     ];

@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { createApp } from '../../src/app';
+import { createMetrics } from '../../src/ops/metrics';
+import { createReadiness } from '../../src/ops/readiness';
 import { createAccountLimiters, type AccountDeps } from '../../src/accounts/account.service';
 import { loadConfig } from '../../src/config';
 import { attachGraphqlWs } from '../../src/http/graphql-ws';
@@ -46,9 +48,12 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const events = options.events ?? createEventHub();
   const secrets = options.secrets ?? createSecretBox(randomBytes(32));
+  const metrics = createMetrics(db.prisma);
   const app = createApp({
     events,
     secrets,
+    metrics,
+    readiness: createReadiness({ prisma: db.prisma }),
     config: {
       maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024,
       tokenLastUsedResolutionMs: 0,

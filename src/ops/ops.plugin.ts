@@ -1,0 +1,45 @@
+import type { Plugin } from 'graphql-yoga';
+import type { ServerContext } from '../graphql/context';
+import { createRouteMatcher, fullPath, type RestRoute } from '../rest/route-table';
+import type { Metrics } from './metrics';
+import type { Readiness } from './readiness';
+
+export const READY_PATH = '/ready';
+export const METRICS_PATH = '/metrics';
+
+/**
+ * GET /ready (public) and GET /metrics (behind the bearer token, like the API), and the request
+ * metrics, labelled by route template so that ids do not explode the label space.
+ */
+export function useOps(options: {
+  metrics: Metrics;
+  readiness: () => Promise<Readiness>;
+  routes: readonly RestRoute[];
+  fixedPaths: readonly string[];
+}): Plugin<object, ServerContext> {
+  const matcher = createRouteMatcher(options.routes);
+  const fixed = new Set([...options.fixedPaths, READY_PATH, METRICS_PATH]);
+  const templateOf = (method: string, pathname: string): string => {
+    if (fixed.has(pathname)) return pathname;
+    const match = matcher.match(method, pathname);
+    return match && match !== 'method-not-allowed' ? fullPath(match.route) : 'other';
+  };
+  return {
+    async onRequest({ request, url, endResponse }) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return;
+      if (url.pathname === READY_PATH) {
+        const state = await options.readiness();
+        endResponse(Response.json({ status: state.ready ? 'ready' : 'not ready', checks: state.checks }, { status: state.ready ? 200 : 503 }));
+      } else if (url.pathname === METRICS_PATH) {
+        endResponse(
+          new Response(await options.metrics.registry.metrics(), { headers: { 'content-type': options.metrics.registry.contentType } }),
+        );
+      }
+    },
+    onResponse({ request, response, serverContext }) {
+      const url = new URL(request.url);
+      const seconds = serverContext.startedAt ? (performance.now() - serverContext.startedAt) / 1000 : 0;
+      options.metrics.observeRequest(templateOf(request.method, url.pathname), request.method, response.status, seconds);
+    },
+  };
+}
