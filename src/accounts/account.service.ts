@@ -1,16 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { createLimiter } from '../http/rate-limit';
 import { z } from 'zod';
 import type { AdminAccount, PrismaClient } from '../generated/prisma/client';
-import { AppError, notFound, validationFailed } from '../errors/app-error';
-import { zodDetails } from '../errors/zod-details';
+import { AppError, notFound } from '../errors/app-error';
+import { parseInput } from '../errors/zod-details';
 import type { AuthInfo } from '../auth/token.service';
 import type { Mailer } from './mailer';
 import { hashPassword, verifyAgainstNothing, verifyPassword } from './password';
 
-export const REGISTRATION_MODES = ['closed', 'approval', 'open'] as const;
-export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
+import type { RegistrationMode } from './registration';
 
 const SESSION_PREFIX = 'sgs_';
 const RESET_TTL_MS = 3_600_000;
@@ -21,10 +21,8 @@ const credentials = z.object({ email, password });
 
 /** SPEC 8: login 5 per minute, registration 5 per hour, password reset 3 per hour. */
 export function createAccountLimiters(redis?: Redis, keyPrefix = 'sgw-acct') {
-  const make = (name: string, points: number, duration: number): RateLimiterAbstract => {
-    const memory = new RateLimiterMemory({ points, duration, keyPrefix: `${keyPrefix}-${name}` });
-    return redis ? new RateLimiterRedis({ storeClient: redis, points, duration, keyPrefix: `${keyPrefix}-${name}`, insuranceLimiter: memory }) : memory;
-  };
+  const make = (name: string, points: number, durationSeconds: number) =>
+    createLimiter({ points, durationSeconds, keyPrefix: `${keyPrefix}-${name}` }, redis);
   return {
     loginByIp: make('login-ip', 5, 60),
     loginByAccount: make('login-account', 5, 60),
@@ -49,12 +47,6 @@ export type AccountView = Pick<AdminAccount, 'id' | 'email' | 'status' | 'create
 const view = ({ passwordHash: _hash, ...rest }: AdminAccount): AccountView => rest;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
-  return parsed.data;
-}
-
 async function limit(limiter: RateLimiterAbstract, key: string): Promise<void> {
   try {
     await limiter.consume(key);
@@ -69,7 +61,7 @@ async function limit(limiter: RateLimiterAbstract, key: string): Promise<void> {
 
 /** The first admin, from the CLI; also how operators add more without registration. */
 export async function createAdminAccount(prisma: PrismaClient, input: { email: string; password: string }): Promise<AccountView> {
-  const c = parse(credentials, input);
+  const c = parseInput(credentials, input);
   if (await prisma.adminAccount.findUnique({ where: { email: c.email } })) {
     throw new AppError('CONFLICT', `An account for ${c.email} already exists`);
   }
@@ -79,7 +71,7 @@ export async function createAdminAccount(prisma: PrismaClient, input: { email: s
 /** A failed login says nothing about whether the account exists. */
 export async function login(deps: AccountDeps, input: { email: string; password: string }, ip: string) {
   await limit(deps.limiters.loginByIp, ip);
-  const c = parse(z.object({ email, password: z.string().max(256) }), input);
+  const c = parseInput(z.object({ email, password: z.string().max(256) }), input);
   await limit(deps.limiters.loginByAccount, c.email);
   const account = await deps.prisma.adminAccount.findUnique({ where: { email: c.email } });
   const ok = account ? await verifyPassword(c.password, account.passwordHash) : await verifyAgainstNothing(c.password);
@@ -107,7 +99,7 @@ export async function register(deps: AccountDeps, input: { email: string; passwo
   if (deps.registration === 'closed') {
     throw new AppError('FORBIDDEN', 'Registration is closed; an admin can create accounts with `sync-gateway admin create`');
   }
-  const c = parse(credentials, input);
+  const c = parseInput(credentials, input);
   const existing = await deps.prisma.adminAccount.findUnique({ where: { email: c.email } });
   if (existing) throw new AppError('CONFLICT', `An account for ${c.email} already exists`);
   const status = deps.registration === 'open' ? 'active' : 'pending';
@@ -120,7 +112,7 @@ export async function register(deps: AccountDeps, input: { email: string; passwo
 /** Always the same answer, whether or not the account exists. */
 export async function requestPasswordReset(deps: AccountDeps, input: { email: string }, ip: string) {
   await limit(deps.limiters.resetByIp, ip);
-  const { email: address } = parse(z.object({ email }), input);
+  const { email: address } = parseInput(z.object({ email }), input);
   await limit(deps.limiters.resetByAccount, address);
   const account = await deps.prisma.adminAccount.findUnique({ where: { email: address } });
   if (account) {
@@ -135,7 +127,7 @@ export async function requestPasswordReset(deps: AccountDeps, input: { email: st
 
 export async function confirmPasswordReset(deps: AccountDeps, input: { token: string; password: string }, ip: string) {
   await limit(deps.limiters.confirmByIp, ip);
-  const c = parse(z.object({ token: z.string().min(1).max(200), password }), input);
+  const c = parseInput(z.object({ token: z.string().min(1).max(200), password }), input);
   const newHash = await hashPassword(c.password);
   await deps.prisma.$transaction(async (tx) => {
     // Single use: the token is consumed by the same statement that checks it.

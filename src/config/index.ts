@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { REGISTRATION_MODES, type RegistrationMode } from '../accounts/registration';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -28,7 +29,7 @@ const envSchema = z.object({
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5000),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().positive().default(5000),
   /** Admin self-registration: closed (default), approval (pending until an admin approves) or open. */
-  REGISTRATION: z.enum(['closed', 'approval', 'open']).default('closed'),
+  REGISTRATION: z.enum(REGISTRATION_MODES).default('closed'),
   /** Mail for password resets; without it the reset token is written to the log. */
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().default('sync-gateway <no-reply@localhost>'),
@@ -61,7 +62,7 @@ export type AppConfig = {
   trustProxy: boolean;
   graphqlLimits: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number };
   corsOrigins: string[];
-  registration: 'closed' | 'approval' | 'open';
+  registration: RegistrationMode;
   smtpUrl: string | undefined;
   mailFrom: string;
   sessionTtlMs: number;

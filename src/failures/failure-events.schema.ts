@@ -1,6 +1,7 @@
 import { filter, pipe } from 'graphql-yoga';
 import { builder } from '../graphql/builder';
-import { FAILURE_ENTITY_TYPES, FAILURE_SOURCES, type SyncFailureEvent } from './failure.input';
+import { FailureEntityType, FailureSource } from './failure-enums';
+import type { SyncFailureEvent } from './failure.input';
 
 const EventErrorDetail = builder.objectRef<{ field: string; message: string }>('SyncFailureEventDetail').implement({
   fields: (t) => ({ field: t.exposeString('field'), message: t.exposeString('message') }),
@@ -28,8 +29,8 @@ builder.subscriptionField('syncFailure', (t) =>
       'Every reported failure as it is stored (optionally of one entity type or source), over SSE (Accept: text/event-stream) or graphql-ws at /graphql. ' +
       'With REDIS_URL, failures reported to any replica reach subscribers on every replica.',
     args: {
-      entityType: t.arg({ type: builder.enumType('SyncFailureEventEntityType', { values: FAILURE_ENTITY_TYPES }) }),
-      source: t.arg({ type: builder.enumType('SyncFailureEventSource', { values: FAILURE_SOURCES }) }),
+      entityType: t.arg({ type: FailureEntityType }),
+      source: t.arg({ type: FailureSource }),
     },
     subscribe: (_root, args, ctx) =>
       pipe(

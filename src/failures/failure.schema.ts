@@ -1,5 +1,6 @@
 import type { SyncFailure as SyncFailureRow } from '../generated/prisma/client';
 import { builder } from '../graphql/builder';
+import { FailureEntityType, FailureSource } from './failure-enums';
 import { pageArgs, pageOf } from '../graphql/pages';
 import { FAILURE_ENTITY_TYPES, FAILURE_SOURCES, FAILURE_STATUSES } from './failure.input';
 import {
@@ -12,11 +13,6 @@ import {
   type AckEntityType,
 } from './failure.service';
 
-const FailureEntityType = builder.enumType('FailureEntityType', { values: FAILURE_ENTITY_TYPES });
-const FailureSource = builder.enumType('FailureSource', {
-  description: 'The system that reports the failure.',
-  values: FAILURE_SOURCES,
-});
 const FailureStatus = builder.enumType('FailureStatus', { values: FAILURE_STATUSES });
 const AckEntityTypeEnum = builder.enumType('AckEntityType', { values: Object.keys(ACK_ENTITY_TABLES) as AckEntityType[] });
 

@@ -1,10 +1,10 @@
 import type { PrismaClient, SyncFailure } from '../generated/prisma/client';
-import { notFound, validationFailed } from '../errors/app-error';
-import { zodDetails } from '../errors/zod-details';
+import { notFound } from '../errors/app-error';
+import { parseInput } from '../errors/zod-details';
 import type { EventHub } from '../events/hub';
 import type { PageShape } from '../graphql/pages';
 import type { PageArgs } from '../changes/pagination';
-import { fetchPage, RECENT_ORDER } from '../changes/pages';
+import { fetchPage } from '../changes/pages';
 import { acknowledge, type TrackedTableName } from '../changes/tracked-table';
 import { enqueueDeliveries } from '../queue/queue.service';
 import { directionFor, failureInput, type SyncFailureEvent } from './failure.input';
@@ -30,9 +30,7 @@ export async function reportFailure(
   events: EventHub,
   input: Record<string, unknown>,
 ): Promise<{ id: number; status: 'open'; deliveries: number }> {
-  const parsed = failureInput.safeParse(input);
-  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
-  const f = parsed.data;
+  const f = parseInput(failureInput, input);
   const { failure, deliveries } = await prisma.$transaction(async (tx) => {
     const failure = await tx.syncFailure.create({
       data: {

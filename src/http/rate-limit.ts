@@ -10,20 +10,26 @@ import { authenticate, type Authenticator } from '../auth/auth.plugin';
 export type RateClass = 'read' | 'write';
 export type RateLimiters = Record<RateClass, RateLimiterAbstract>;
 
+/**
+ * One budget of `points` per `durationSeconds` and key. Shared by every replica through Redis when
+ * given; if Redis fails, each replica falls back to its own memory.
+ */
+export function createLimiter(options: { points: number; durationSeconds: number; keyPrefix: string }, redis?: Redis): RateLimiterAbstract {
+  const { points, durationSeconds: duration, keyPrefix } = options;
+  const memory = new RateLimiterMemory({ points, duration, keyPrefix });
+  return redis ? new RateLimiterRedis({ storeClient: redis, points, duration, keyPrefix, insuranceLimiter: memory }) : memory;
+}
+
 /** SPEC 8: per token (per client IP without one), per minute, reads and writes counted apart. */
 export function createRateLimiters(
   limits: { readPerMinute: number; writePerMinute: number },
   redis?: Redis,
   keyPrefix = 'sgw-rl',
 ): RateLimiters {
-  const make = (cls: RateClass, points: number): RateLimiterAbstract => {
-    const memory = new RateLimiterMemory({ points, duration: 60, keyPrefix: `${keyPrefix}-${cls}` });
-    // Shared by every replica through Redis; if Redis fails, each replica falls back to its own memory.
-    return redis
-      ? new RateLimiterRedis({ storeClient: redis, points, duration: 60, keyPrefix: `${keyPrefix}-${cls}`, insuranceLimiter: memory })
-      : memory;
+  return {
+    read: createLimiter({ points: limits.readPerMinute, durationSeconds: 60, keyPrefix: `${keyPrefix}-read` }, redis),
+    write: createLimiter({ points: limits.writePerMinute, durationSeconds: 60, keyPrefix: `${keyPrefix}-write` }, redis),
   };
-  return { read: make('read', limits.readPerMinute), write: make('write', limits.writePerMinute) };
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -1,9 +1,9 @@
 import { requireAdmin } from '../auth/roles';
 import { builder } from '../graphql/builder';
-import { FAILURE_ENTITY_TYPES } from '../failures/failure.input';
+import { FailureEntityType } from '../failures/failure-enums';
+import type { FAILURE_ENTITY_TYPES } from '../failures/failure.input';
 import { createWebhook, listWebhooks, removeWebhook, updateWebhook, WEBHOOK_DIRECTIONS, type WebhookView } from './webhook.service';
 
-const WebhookEntityType = builder.enumType('WebhookEntityType', { values: FAILURE_ENTITY_TYPES });
 const WebhookDirection = builder.enumType('WebhookDirection', { values: WEBHOOK_DIRECTIONS });
 
 const WebhookConfig = builder.objectRef<WebhookView>('WebhookConfig').implement({
@@ -11,7 +11,7 @@ const WebhookConfig = builder.objectRef<WebhookView>('WebhookConfig').implement(
   fields: (t) => ({
     id: t.exposeInt('id'),
     url: t.exposeString('url'),
-    entityType: t.field({ type: WebhookEntityType, resolve: (w) => w.entityType as (typeof FAILURE_ENTITY_TYPES)[number] }),
+    entityType: t.field({ type: FailureEntityType, resolve: (w) => w.entityType as (typeof FAILURE_ENTITY_TYPES)[number] }),
     direction: t.field({ type: WebhookDirection, resolve: (w) => w.direction as (typeof WEBHOOK_DIRECTIONS)[number] }),
     active: t.exposeBoolean('active'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -36,7 +36,7 @@ builder.mutationFields((t) => ({
     description: 'Admin only. The secret (16+ characters) signs deliveries and is stored encrypted.',
     args: {
       url: t.arg.string({ required: true }),
-      entityType: t.arg({ type: WebhookEntityType, required: true }),
+      entityType: t.arg({ type: FailureEntityType, required: true }),
       direction: t.arg({ type: WebhookDirection, required: true }),
       secret: t.arg.string({ required: true }),
       active: t.arg.boolean(),
@@ -52,7 +52,7 @@ builder.mutationFields((t) => ({
     args: {
       id: t.arg.int({ required: true }),
       url: t.arg.string(),
-      entityType: t.arg({ type: WebhookEntityType }),
+      entityType: t.arg({ type: FailureEntityType }),
       direction: t.arg({ type: WebhookDirection }),
       secret: t.arg.string(),
       active: t.arg.boolean(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PrismaClient, WebhookConfig } from '../generated/prisma/client';
-import { notFound, validationFailed } from '../errors/app-error';
-import { zodDetails } from '../errors/zod-details';
+import { notFound } from '../errors/app-error';
+import { parseInput } from '../errors/zod-details';
 import { FAILURE_ENTITY_TYPES } from '../failures/failure.input';
 import type { SecretBox } from './secret-box';
 
@@ -22,14 +22,8 @@ export type WebhookView = Omit<WebhookConfig, 'secretEncrypted'>;
 
 const view = ({ secretEncrypted: _secret, ...rest }: WebhookConfig): WebhookView => rest;
 
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
-  return parsed.data;
-}
-
 export async function createWebhook(prisma: PrismaClient, box: SecretBox, input: WebhookInput): Promise<WebhookView> {
-  const w = parse(webhookInput, input);
+  const w = parseInput(webhookInput, input);
   const row = await prisma.webhookConfig.create({
     data: { url: w.url, entityType: w.entityType, direction: w.direction, active: w.active, secretEncrypted: box.encrypt(w.secret) },
   });
@@ -42,7 +36,7 @@ export async function updateWebhook(
   id: number,
   patch: Partial<WebhookInput>,
 ): Promise<WebhookView> {
-  const p = parse(webhookInput.partial(), Object.fromEntries(Object.entries(patch).filter(([, v]) => v != null)));
+  const p = parseInput(webhookInput.partial(), Object.fromEntries(Object.entries(patch).filter(([, v]) => v != null)));
   await findWebhook(prisma, id);
   const row = await prisma.webhookConfig.update({
     where: { id },

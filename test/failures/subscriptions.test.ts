@@ -4,7 +4,7 @@ import { createEventHub } from '../../src/events/hub';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, useApiFixture, type TestServer } from '../support/http';
 
-const SUBSCRIPTION = 'subscription($t: SyncFailureEventEntityType) { syncFailure(entityType: $t) { event entity_type external_id source error_message error_details { field message } failed_at } }';
+const SUBSCRIPTION = 'subscription($t: FailureEntityType) { syncFailure(entityType: $t) { event entity_type external_id source error_message error_details { field message } failed_at } }';
 const failure = (overrides: Record<string, unknown> = {}) => ({
   entity_type: 'partner',
   external_id: 'P-1',
