@@ -2,6 +2,7 @@ import { useSofa } from '@graphql-yoga/plugin-sofa';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { useBearerAuth } from './auth/auth.plugin';
+import { createTokenCache } from './auth/token-cache';
 import type { AppConfig } from './config';
 import type { Database } from './db/database';
 import { PUBLIC_ACCOUNT_FIELDS } from './accounts/account.schema';
@@ -33,7 +34,7 @@ import { sofaConfig } from './rest/sofa';
 export type App = YogaServerInstance<ServerContext, RequestContext>;
 
 export type AppDeps = {
-  config: Pick<AppConfig, 'maxBodyBytes' | 'tokenLastUsedResolutionMs' | 'trustProxy' | 'graphqlLimits' | 'corsOrigins'>;
+  config: Pick<AppConfig, 'maxBodyBytes' | 'tokenLastUsedResolutionMs' | 'tokenCacheTtlMs' | 'trustProxy' | 'graphqlLimits' | 'corsOrigins'>;
   /** Shared through Redis between replicas when the server has REDIS_URL. */
   rateLimiters: RateLimiters;
   accounts: Omit<AccountDeps, 'prisma'>;
@@ -49,7 +50,8 @@ export type AppDeps = {
 /** Builds the whole HTTP application without listening, so tests call it in-process. */
 export function createApp({ config, db, logger, events, secrets, rateLimiters, accounts, metrics, readiness }: AppDeps): App {
   const accountDeps: AccountDeps = { ...accounts, prisma: db.prisma };
-  const authenticator = { prisma: db.prisma, lastUsedResolutionMs: config.tokenLastUsedResolutionMs };
+  const tokenCache = createTokenCache(config.tokenCacheTtlMs);
+  const authenticator = { prisma: db.prisma, lastUsedResolutionMs: config.tokenLastUsedResolutionMs, tokenCache };
   const publicDocuments: PublicDocument[] = [
     {
       method: 'GET',
@@ -99,6 +101,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       secrets,
       clientIp: clientIp ?? 'unknown',
       accounts: accountDeps,
+      tokenCache,
     }),
     // Order matters: the body is read once and bounded before anyone parses it; the rate limit
     // counts every request (401s too) before auth answers; the REST edge vets what SOFA executes.

@@ -4,11 +4,12 @@ import type { PrismaClient } from '../generated/prisma/client';
 import { errorResponse } from '../errors/app-error';
 import type { ServerContext } from '../graphql/context';
 import { verifySession } from '../accounts/account.service';
+import type { TokenCache } from './token-cache';
 import { verifyToken, type AuthInfo } from './token.service';
 
 export type PublicRoute = { method: string; path: string };
 
-export type Authenticator = { prisma: PrismaClient; lastUsedResolutionMs: number };
+export type Authenticator = { prisma: PrismaClient; lastUsedResolutionMs: number; tokenCache?: TokenCache | undefined };
 
 /**
  * The caller behind a request's bearer token, looked up once per request whichever plugin asks
@@ -22,7 +23,10 @@ export function authenticate(authenticator: Authenticator, serverContext: Server
       ? null
       : token.startsWith('sgs_')
         ? await verifySession(authenticator.prisma, token)
-        : await verifyToken(authenticator.prisma, token, authenticator.lastUsedResolutionMs);
+        : await verifyToken(authenticator.prisma, token, {
+            lastUsedResolutionMs: authenticator.lastUsedResolutionMs,
+            cache: authenticator.tokenCache,
+          });
     if (auth) serverContext.auth = auth;
     return auth;
   })();

@@ -48,9 +48,11 @@ builder.mutationFields((t) => ({
     type: ApiToken,
     description: 'Admin only. Revokes by id or name; revoking twice is harmless.',
     args: { idOrName: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) => {
+    resolve: async (_root, args, ctx) => {
       requireAdmin(ctx);
-      return revokeToken(ctx.prisma, args.idOrName);
+      const revoked = await revokeToken(ctx.prisma, args.idOrName);
+      ctx.tokenCache.clear();
+      return revoked;
     },
   }),
 }));

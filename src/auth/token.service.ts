@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient, TokenRole } from '../generated/prisma/client';
 import { AppError } from '../errors/app-error';
+import type { TokenCache } from './token-cache';
 
 /** Who is calling: an API token or an admin session. `key` identifies it for rate limiting. */
 export type AuthInfo = { key: string; name: string; role: TokenRole };
@@ -64,19 +65,23 @@ export async function revokeToken(prisma: PrismaClient, idOrName: string): Promi
 export async function verifyToken(
   prisma: PrismaClient,
   presented: string,
-  lastUsedResolutionMs: number,
+  options: { lastUsedResolutionMs: number; cache?: TokenCache | undefined },
 ): Promise<AuthInfo | null> {
   if (!presented.startsWith(TOKEN_PREFIX) || presented.length > 200) return null;
   const presentedHash = hashToken(presented);
+  const cached = options.cache?.get(presentedHash.toString('hex'));
+  if (cached) return cached;
   const row = await prisma.apiToken.findUnique({ where: { tokenHash: presentedHash.toString('hex') } });
   if (!row || row.revokedAt) return null;
   // The lookup is by hash already; the constant-time comparison keeps it so should the lookup change.
   if (!timingSafeEqual(Buffer.from(row.tokenHash, 'hex'), presentedHash)) return null;
   const now = Date.now();
-  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() >= lastUsedResolutionMs) {
+  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() >= options.lastUsedResolutionMs) {
     await prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
   }
-  return { key: `token:${row.id}`, name: row.name, role: row.role };
+  const auth: AuthInfo = { key: `token:${row.id}`, name: row.name, role: row.role };
+  options.cache?.set(row.tokenHash, auth);
+  return auth;
 }
 
 function summarize(row: TokenSummary & { tokenHash?: string }): TokenSummary {

@@ -46,6 +46,8 @@ const envSchema = z.object({
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
   /** Writing lastUsedAt on every request would turn each poll into a write. */
   TOKEN_LAST_USED_RESOLUTION_MS: z.coerce.number().int().min(0).default(60_000),
+  /** How long a verified API token is trusted without a lookup; a revocation elsewhere waits this long. 0 turns it off. */
+  TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10_000),
 });
 
@@ -69,6 +71,7 @@ export type AppConfig = {
   metricsPort: number | undefined;
   maxBodyBytes: number;
   tokenLastUsedResolutionMs: number;
+  tokenCacheTtlMs: number;
   shutdownGraceMs: number;
 };
 
@@ -116,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     maxBodyBytes: e.MAX_BODY_BYTES,
     tokenLastUsedResolutionMs: e.TOKEN_LAST_USED_RESOLUTION_MS,
+    tokenCacheTtlMs: e.TOKEN_CACHE_TTL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { AuthInfo } from '../auth/token.service';
+import type { TokenCache } from '../auth/token-cache';
 import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../webhooks/secret-box';
 import type { AccountDeps } from '../accounts/account.service';
@@ -28,4 +29,6 @@ export type RequestContext = {
   secrets: SecretBox;
   clientIp: string;
   accounts: AccountDeps;
+  /** Cleared when this process revokes a token. */
+  tokenCache: TokenCache;
 };

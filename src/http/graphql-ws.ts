@@ -24,7 +24,7 @@ export function attachGraphqlWs(
       async onConnect(ctx) {
         const header = String(ctx.connectionParams?.authorization ?? '');
         const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-        const auth = token ? await verifyToken(options.prisma, token, options.lastUsedResolutionMs) : null;
+        const auth = token ? await verifyToken(options.prisma, token, { lastUsedResolutionMs: options.lastUsedResolutionMs }) : null;
         if (!auth) return false; // closes with 4403 Forbidden
         ctx.extra.auth = auth;
         ctx.extra.requestId = randomUUID();

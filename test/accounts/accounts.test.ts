@@ -12,6 +12,8 @@ describe.each(backends)('admin accounts on %s', (backend) => {
   const start = async (registration: 'closed' | 'approval' | 'open') => {
     await api?.close();
     api = await startTestServer(db, {
+      // Long enough that the revocation test passes only if revoking clears the token cache.
+      tokenCacheTtlMs: 60_000,
       accounts: { registration, mailer: { sendPasswordReset: async (email, token) => void mails.push({ email, token }) } },
     });
   };

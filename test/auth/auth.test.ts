@@ -83,3 +83,19 @@ describe.each(backends)('bearer authentication on %s', (backend) => {
     expect(hostile.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
+
+describe.each(backends)('the verified-token cache on %s', (backend) => {
+  const TTL_MS = 400;
+  const ctx = useApiFixture(backend, { tokenCacheTtlMs: TTL_MS });
+
+  it('trusts a verified token for the TTL only: a revocation made elsewhere takes effect once it expires', async () => {
+    const { token } = await createToken(ctx.db.prisma, 'cached-shop');
+    expect((await ctx.api.request('GET', '/api/v1/updated-products', { token })).status).toBe(200);
+    // Revoked out of band, as the CLI or another replica would: this process still trusts it briefly…
+    await revokeToken(ctx.db.prisma, 'cached-shop');
+    expect((await ctx.api.request('GET', '/api/v1/updated-products', { token })).status).toBe(200);
+    // …and not after the TTL.
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 100));
+    expect((await ctx.api.request('GET', '/api/v1/updated-products', { token })).status).toBe(401);
+  });
+});

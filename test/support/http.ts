@@ -43,6 +43,7 @@ export async function startTestServer(
     rateLimiters?: RateLimiters;
     trustProxy?: boolean;
     corsOrigins?: string[];
+    tokenCacheTtlMs?: number;
     accounts?: Partial<Omit<AccountDeps, 'prisma'>>;
   } = {},
 ): Promise<TestServer> {
@@ -57,6 +58,7 @@ export async function startTestServer(
     config: {
       maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024,
       tokenLastUsedResolutionMs: 0,
+      tokenCacheTtlMs: options.tokenCacheTtlMs ?? 0,
       trustProxy: options.trustProxy ?? false,
       graphqlLimits: loadConfig({}).graphqlLimits,
       corsOrigins: options.corsOrigins ?? [],

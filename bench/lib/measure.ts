@@ -1,0 +1,70 @@
+import autocannon from 'autocannon';
+
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+export const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+/** One line of bench/results.json, as issue 6 asks. */
+export type Result = {
+  scenario: string;
+  metric: string;
+  value: number;
+  baseline: number | null;
+  ratio: number | null;
+  target: string | null;
+  pass: boolean | null;
+};
+
+const round = (x: number, digits = 3) => Number(x.toFixed(digits));
+
+/** Higher is better: pass when value ≥ factor × baseline. */
+export function ratioResult(scenario: string, metric: string, value: number, baseline: number, factor: number, baselineName: string): Result {
+  const ratio = value / baseline;
+  return { scenario, metric, value: round(value, 1), baseline: round(baseline, 1), ratio: round(ratio), target: `≥ ${factor} × ${baselineName}`, pass: ratio >= factor };
+}
+
+/** Lower is better: pass when value ≤ limit. */
+export function limitResult(scenario: string, metric: string, value: number, limit: number, baseline: number | null = null): Result {
+  return { scenario, metric, value: round(value, 1), baseline: baseline === null ? null : round(baseline, 1), ratio: null, target: `≤ ${limit}`, pass: value <= limit };
+}
+
+export function infoResult(scenario: string, metric: string, value: number): Result {
+  return { scenario, metric, value: round(value, 1), baseline: null, ratio: null, target: null, pass: null };
+}
+
+export type HttpLoad = { reqPerSec: number; p50Ms: number; p99Ms: number };
+
+/** Closed-loop HTTP load (autocannon); any non-2xx answer fails the benchmark. */
+export async function httpLoad(options: {
+  url: string;
+  connections: number;
+  durationS: number;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}): Promise<HttpLoad> {
+  const r = await autocannon({
+    url: options.url,
+    connections: options.connections,
+    duration: options.durationS,
+    method: options.method ?? 'GET',
+    headers: options.headers ?? {},
+    ...(options.body ? { body: options.body } : {}),
+  });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${r.non2xx} non-2xx answers and ${r.errors} errors from ${options.url}`);
+  return { reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99 };
+}
+
+export async function timed<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number }> {
+  const start = process.hrtime.bigint();
+  const result = await work();
+  return { result, seconds: Number(process.hrtime.bigint() - start) / 1e9 };
+}
+
+export function log(message: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
