@@ -1,5 +1,8 @@
 #!/usr/bin/env node
 'use strict';
+// This is the production entry point (npm start, the Docker image). Without it graphql-js runs its
+// development-only checks on every value it resolves; `npm run dev` (tsx) keeps them.
+process.env.NODE_ENV ??= 'production';
 let cli;
 try {
   cli = require('../dist/cli/main.js');

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -40,6 +40,8 @@ export type Service = {
   url: string;
   token: string;
   pid: number;
+  /** The environment it runs with, for CLI commands against the same store. */
+  env: NodeJS.ProcessEnv;
   /** Resident set size now, in bytes, read from /proc. */
   rss(): number;
   stop(): Promise<void>;
@@ -66,6 +68,11 @@ function baseEnv(options: ServiceOptions, dataDir: string): NodeJS.ProcessEnv {
 
 const ENCRYPTION_KEY = randomBytes(32).toString('hex');
 
+/** `sync-gateway <args>` against the same store as a service started with `env`. */
+export function runCliCommand(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return runCli(args, env);
+}
+
 function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
@@ -88,12 +95,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   });
   const url = await listeningUrl(child);
   // Logging stays on at info, as in production; the pipe is drained so it never blocks the service.
-  child.stdout!.resume();
+  if (process.env.BENCH_SERVICE_LOG) child.stdout!.pipe(createWriteStream(process.env.BENCH_SERVICE_LOG));
+  else child.stdout!.resume();
   const pid = child.pid!;
   return {
     url,
     token,
     pid,
+    env,
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -145,4 +154,23 @@ export async function api<T = unknown>(service: Pick<Service, 'url' | 'token'>, 
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${route} → ${res.status}: ${text.slice(0, 500)}`);
   return JSON.parse(text) as T;
+}
+
+/** A baseline server from bench/baselines in a process of its own; it prints its URL when listening. */
+export async function startBaselineProcess(script: string, databaseUrl: string): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'baselines', script), databaseUrl], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
+    child.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
+  });
+  return {
+    url,
+    async close() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

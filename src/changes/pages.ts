@@ -1,6 +1,6 @@
 import type { PageShape } from '../graphql/pages';
 import { resolvePage, type PageArgs } from './pagination';
-import { markListed, type SqlRunner, type TrackedTableName } from './tracked-table';
+import type { SqlRunner, TrackedTableName } from './tracked-table';
 
 export type Window = { skip: number; take: number };
 
@@ -19,27 +19,67 @@ export async function fetchPage<Row, Where>(args: PageArgs, where: Where, query:
   return { payload, meta: { total, limit: page.limit, offset: page.offset } };
 }
 
-export type PendingWhere = { pending: true; updatedAt?: { gt: Date } };
-
-/** Oldest change first, id breaking ties, so that paging is stable. */
-export const CHANGE_ORDER = [{ updatedAt: 'asc' as const }, { id: 'asc' as const }];
 /** Newest change first, for dashboards. */
 export const RECENT_ORDER = [{ updatedAt: 'desc' as const }, { id: 'desc' as const }];
 
 /**
- * A page of a change list: pending records (updated after `since`), and each record's revision
- * remembered so that the acknowledgement covers exactly what was shown.
+ * A page of a change list: pending records, oldest change first with id breaking ties so that paging is stable (updated after `since`, and equal to `filter`'s
+ * values), and each record's revision remembered so that the acknowledgement covers exactly what
+ * was shown. The webshop polls this all day, so it is one statement, one round trip: page, total
+ * and the listing mark together, in one snapshot. Rows come back in the Prisma model's shape.
+ * `filter`'s keys are column names written in the code, never input.
  */
-export async function changeListPage<Row extends { id: number; revision: number }, Extra extends object = object>(
+export async function changeListPage<Row extends { id: number; revision: number }>(
   db: SqlRunner,
   table: TrackedTableName,
   args: PageArgs,
-  query: PageQuery<Row, PendingWhere & Extra>,
-  extraWhere: Extra = {} as Extra,
+  filter: Record<string, string> = {},
 ): Promise<PageShape<Row>> {
-  const since = resolvePage(args).since;
-  const where = { ...extraWhere, pending: true as const, ...(since ? { updatedAt: { gt: since } } : {}) };
-  const page = await fetchPage(args, where, query);
-  await markListed(db, table, page.payload);
-  return page;
+  const page = resolvePage(args);
+  const params: unknown[] = [];
+  const conditions = ['pending'];
+  if (page.since) {
+    params.push(page.since.toISOString());
+    conditions.push(`updated_at > $${params.length}::timestamptz`);
+  }
+  for (const [column, value] of Object.entries(filter)) {
+    params.push(value);
+    conditions.push(`"${column}" = $${params.length}`);
+  }
+  params.push(page.limit, page.offset);
+  const where = conditions.join(' AND ');
+  const rows = await db.$queryRawUnsafe<Array<Record<string, unknown>>>(
+    `WITH page AS MATERIALIZED (
+       SELECT * FROM "${table}" WHERE ${where}
+        ORDER BY updated_at, id LIMIT $${params.length - 1}::int OFFSET $${params.length}::int
+     ), listed AS (
+       UPDATE "${table}" AS t SET listed_revision = page.revision FROM page
+        WHERE t.id = page.id AND (t.listed_revision IS NULL OR t.listed_revision < page.revision)
+     )
+     SELECT total.n AS "__total", page.*
+       FROM (SELECT count(*)::int AS n FROM "${table}" WHERE ${where}) AS total
+       LEFT JOIN page ON true
+      ORDER BY page.updated_at, page.id`,
+    ...params,
+  );
+  const total = Number(rows[0]?.__total ?? 0);
+  const payload = rows.filter((row) => row.id !== null).map((row) => toModel<Row>(row));
+  return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+}
+
+const fieldNames = new Map<string, string>();
+
+/** snake_case columns to the camelCase fields of the Prisma model (the schema maps them 1:1). */
+function toModel<Row>(row: Record<string, unknown>): Row {
+  const model: Record<string, unknown> = {};
+  for (const column in row) {
+    if (column === '__total') continue;
+    let field = fieldNames.get(column);
+    if (field === undefined) {
+      field = column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+      fieldNames.set(column, field);
+    }
+    model[field] = row[column];
+  }
+  return model as Row;
 }

@@ -22,21 +22,6 @@ export function pendingFieldsSql(fieldRevisions: string, threshold: string): str
   return `ARRAY(SELECT f.key FROM jsonb_each_text(${fieldRevisions}) AS f WHERE f.value::int > ${threshold} ORDER BY f.key)`;
 }
 
-/** Remembers which revision of each record a client was shown, so its ack covers exactly that. */
-export async function markListed(
-  db: SqlRunner,
-  table: TrackedTableName,
-  rows: ReadonlyArray<{ id: number; revision: number }>,
-): Promise<void> {
-  if (rows.length === 0) return;
-  await db.$executeRawUnsafe(
-    `UPDATE "${table}" AS t SET listed_revision = v.revision
-       FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int)
-      WHERE t.id = v.id AND (t.listed_revision IS NULL OR t.listed_revision < v.revision)`,
-    JSON.stringify(rows.map(({ id, revision }) => ({ id, revision }))),
-  );
-}
-
 /**
  * Acknowledges the listed revision of each record (the current one when it was never listed).
  * Idempotent. Returns the records that exist.

@@ -6,24 +6,13 @@ import type { PageShape } from '../graphql/pages';
 import type { PageArgs } from '../changes/pagination';
 import { fetchPage } from '../changes/pages';
 import { acknowledge, type TrackedTableName } from '../changes/tracked-table';
-import { enqueueDeliveries } from '../queue/queue.service';
+import { enqueueDeliveriesSql } from '../queue/queue.service';
 import { directionFor, failureInput, type SyncFailureEvent } from './failure.input';
 
-export function failureEvent(f: SyncFailure): SyncFailureEvent {
-  return {
-    event: 'sync_failure',
-    entity_type: f.entityType,
-    external_id: f.externalId,
-    source: f.source,
-    error_message: f.errorMessage,
-    error_details: f.errorDetails as SyncFailureEvent['error_details'],
-    failed_at: f.createdAt.toISOString(),
-  };
-}
-
 /**
- * Stores a failure (open) and, in the same transaction, one delivery per matching active webhook
- * configuration. Then wakes the worker and tells live subscribers.
+ * Stores a failure (open) and one delivery per matching active webhook configuration, in one
+ * statement (atomic, and one round trip: reports arrive in bursts). Then wakes the worker and
+ * tells live subscribers.
  */
 export async function reportFailure(
   prisma: PrismaClient,
@@ -31,30 +20,46 @@ export async function reportFailure(
   input: Record<string, unknown>,
 ): Promise<{ id: number; status: 'open'; deliveries: number }> {
   const f = parseInput(failureInput, input);
-  const { failure, deliveries } = await prisma.$transaction(async (tx) => {
-    const failure = await tx.syncFailure.create({
-      data: {
-        entityType: f.entity_type,
-        source: f.source,
-        externalId: f.external_id ?? null,
-        middlewareId: f.middleware_id ?? null,
-        errorMessage: f.error_message,
-        errorDetails: f.error_details ?? [],
-        ...(f.raw_data != null ? { rawData: f.raw_data as object, hasRawData: true } : {}),
-      },
-    });
-    const deliveries = await enqueueDeliveries(tx, {
-      entityType: f.entity_type,
-      direction: directionFor(f.source),
-      failureId: failure.id,
-      payload: failureEvent(failure),
-    });
-    return { failure, deliveries };
-  });
+  const [row] = await prisma.$queryRawUnsafe<Array<StoredFailure & { deliveries: number; notified: number }>>(
+    `WITH failure AS (
+       INSERT INTO sync_failures (entity_type, source, external_id, middleware_id, error_message, error_details, raw_data, has_raw_data)
+       VALUES ($1, $2, $3, $4::int, $5, $6::jsonb, $7::jsonb, $7::jsonb IS NOT NULL)
+       RETURNING id, entity_type, source, external_id, error_message, error_details, created_at
+     ), ${enqueueDeliveriesSql('failure', '$8')}
+     SELECT failure.*, (SELECT count(*)::int FROM queued) AS deliveries, (SELECT count(*)::int FROM notified) AS notified
+       FROM failure`,
+    f.entity_type,
+    f.source,
+    f.external_id ?? null,
+    f.middleware_id ?? null,
+    f.error_message,
+    JSON.stringify(f.error_details ?? []),
+    f.raw_data != null ? JSON.stringify(f.raw_data) : null,
+    directionFor(f.source),
+  );
+  const { id, deliveries } = row!;
   if (deliveries > 0) events.signalQueueWork();
-  events.publishFailure(failureEvent(failure));
-  return { id: failure.id, status: 'open', deliveries };
+  events.publishFailure({
+    event: 'sync_failure',
+    entity_type: row!.entity_type,
+    external_id: row!.external_id,
+    source: row!.source,
+    error_message: row!.error_message,
+    error_details: row!.error_details,
+    failed_at: row!.created_at.toISOString(),
+  });
+  return { id, status: 'open', deliveries };
 }
+
+type StoredFailure = {
+  id: number;
+  entity_type: string;
+  source: string;
+  external_id: string | null;
+  error_message: string;
+  error_details: SyncFailureEvent['error_details'];
+  created_at: Date;
+};
 
 export type FailureFilter = {
   entity_type?: string | null;

@@ -3,7 +3,7 @@ import { notFound } from '../errors/app-error';
 import type { SyncErrorShape, SyncResultShape } from '../graphql/common-types';
 import type { PageShape } from '../graphql/pages';
 import type { PageArgs } from '../changes/pagination';
-import { CHANGE_ORDER, RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
+import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
 import type { SqlRunner } from '../changes/tracked-table';
@@ -91,10 +91,7 @@ async function resolveParentIds(tx: SqlRunner, externalIds: string[]): Promise<v
 }
 
 export function listUpdatedPartners(prisma: PrismaClient, args: PageArgs): Promise<PageShape<Partner>> {
-  return changeListPage(prisma, 'partners', args, {
-    find: (where, window) => prisma.partner.findMany({ where, orderBy: CHANGE_ORDER, ...window }),
-    count: (where) => prisma.partner.count({ where }),
-  });
+  return changeListPage(prisma, 'partners', args);
 }
 
 export type PartnerFilter = { pending?: boolean | null; type?: string | null; rootsOnly?: boolean | null };

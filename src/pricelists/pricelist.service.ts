@@ -3,7 +3,7 @@ import { notFound } from '../errors/app-error';
 import type { PageShape } from '../graphql/pages';
 import { resolvePage, type PageArgs } from '../changes/pagination';
 import { pendingFieldsSql, type SqlRunner } from '../changes/tracked-table';
-import { CHANGE_ORDER, changeListPage, fetchPage } from '../changes/pages';
+import { changeListPage, fetchPage } from '../changes/pages';
 import type { PriceItemInput } from './pricelist.input';
 
 const TRACKED = ['price', 'start_date', 'end_date'] as const;
@@ -56,10 +56,7 @@ export async function upsertPriceItems(
 
 /** Price items whose price or dates changed, oldest change first; remembered for the ack. */
 export function listUpdatedPriceItems(prisma: PrismaClient, args: PageArgs): Promise<PageShape<PriceItem>> {
-  return changeListPage(prisma, 'price_items', args, {
-    find: (where, window) => prisma.priceItem.findMany({ where, orderBy: CHANGE_ORDER, ...window }),
-    count: (where) => prisma.priceItem.count({ where }),
-  });
+  return changeListPage(prisma, 'price_items', args);
 }
 
 export type PricelistSummary = { id: string; name: string; itemCount: number };

@@ -2,7 +2,7 @@ import type { PrismaClient, Product } from '../generated/prisma/client';
 import type { SyncResultShape } from '../graphql/common-types';
 import type { PageShape } from '../graphql/pages';
 import type { PageArgs } from '../changes/pagination';
-import { CHANGE_ORDER, RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
+import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
 import { upsertPriceItems } from '../pricelists/pricelist.service';
@@ -57,8 +57,5 @@ export function listProducts(prisma: PrismaClient, filter: ProductFilter, args: 
 
 /** Products with pending changes, oldest change first; the page is remembered for the ack. */
 export function listUpdatedProducts(prisma: PrismaClient, args: PageArgs): Promise<PageShape<Product>> {
-  return changeListPage(prisma, 'products', args, {
-    find: (where, window) => prisma.product.findMany({ where, orderBy: CHANGE_ORDER, ...window }),
-    count: (where) => prisma.product.count({ where }),
-  });
+  return changeListPage(prisma, 'products', args);
 }

@@ -2,7 +2,7 @@ import type { PrismaClient, PurchaseOrder } from '../generated/prisma/client';
 import type { SyncResultShape } from '../graphql/common-types';
 import type { PageShape } from '../graphql/pages';
 import type { PageArgs } from '../changes/pagination';
-import { CHANGE_ORDER, RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
+import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inTransaction, upsertTracked, type RecordOutcome, type TrackedTableSpec } from '../changes/tracked-sync';
 import type { SqlRunner } from '../changes/tracked-table';
@@ -78,10 +78,7 @@ export async function syncPurchaseOrders(
 }
 
 export function listUpdatedPurchaseOrders(prisma: PrismaClient, args: PageArgs): Promise<PageShape<PurchaseOrder>> {
-  return changeListPage(prisma, 'purchase_orders', args, {
-    find: (where, window) => prisma.purchaseOrder.findMany({ where, orderBy: CHANGE_ORDER, ...window }),
-    count: (where) => prisma.purchaseOrder.count({ where }),
-  });
+  return changeListPage(prisma, 'purchase_orders', args);
 }
 
 export function listPurchaseOrders(

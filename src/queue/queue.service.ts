@@ -3,7 +3,6 @@ import { AppError, notFound, validationFailed } from '../errors/app-error';
 import type { PageShape } from '../graphql/pages';
 import type { PageArgs } from '../changes/pagination';
 import { fetchPage, RECENT_ORDER } from '../changes/pages';
-import type { SqlRunner } from '../changes/tracked-table';
 
 export const QUEUE_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 export type QueueStatus = (typeof QUEUE_STATUSES)[number];
@@ -12,27 +11,25 @@ export type QueueStatus = (typeof QUEUE_STATUSES)[number];
 export const QUEUE_CHANNEL = 'sync_gateway_queue';
 
 /**
- * One queue item per active configuration that matches, written in the caller's transaction
- * so that an accepted failure and its deliveries are stored together or not at all.
+ * The part of a statement that queues one delivery per active configuration matching a new failure,
+ * for the caller's single statement: the failure, its deliveries and the wake-up are stored
+ * together or not at all. `failure` names a CTE with the new sync_failures row; `direction` is
+ * SQL for the configurations' direction. Adds the CTEs `queued` (the new items) and `notified`.
  */
-export async function enqueueDeliveries(
-  tx: SqlRunner,
-  target: { entityType: string; direction: string; failureId: number; payload: unknown },
-): Promise<number> {
-  const rows = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-    `INSERT INTO outbound_queue_items (status, message_id, event, payload, webhook_config_id, failure_id)
-     SELECT 'pending', 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'sync_failure', $3::jsonb, c.id, $4
-       FROM webhook_configs c
-      WHERE c.active AND c.entity_type = $1 AND c.direction = $2
-      ORDER BY c.id
-     RETURNING id`,
-    target.entityType,
-    target.direction,
-    JSON.stringify(target.payload),
-    target.failureId,
-  );
-  if (rows.length > 0) await tx.$executeRawUnsafe(`SELECT pg_notify('${QUEUE_CHANNEL}', '')`);
-  return rows.length;
+export function enqueueDeliveriesSql(failure: string, direction: string): string {
+  return `queued AS (
+       INSERT INTO outbound_queue_items (status, message_id, event, payload, webhook_config_id, failure_id)
+       SELECT 'pending', 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'sync_failure',
+              jsonb_build_object('event', 'sync_failure', 'entity_type', f.entity_type, 'external_id', f.external_id,
+                                 'source', f.source, 'error_message', f.error_message, 'error_details', f.error_details,
+                                 'failed_at', to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+              c.id, f.id
+         FROM ${failure} f JOIN webhook_configs c ON c.active AND c.entity_type = f.entity_type AND c.direction = ${direction}
+        ORDER BY c.id
+       RETURNING id
+     ), notified AS (
+       SELECT pg_notify('${QUEUE_CHANNEL}', '') FROM (SELECT 1 FROM queued LIMIT 1) AS any_queued
+     )`;
 }
 
 export async function queueStats(prisma: PrismaClient): Promise<Record<QueueStatus, number>> {

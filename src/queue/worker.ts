@@ -17,7 +17,10 @@ export type WorkerOptions = {
   databaseUrl?: string | undefined;
   /** Injected in tests to walk through the schedule without sleeping. */
   clock?: () => Date;
+  /** Most items claimed at once. */
   batchSize?: number;
+  /** Most deliveries in flight at once; a slow receiver holds one slot, not the queue. */
+  concurrency?: number;
   pollIntervalMs?: number;
   /** A claimed item whose worker died is reclaimed after this. */
   leaseMs?: number;
@@ -46,22 +49,35 @@ export type Worker = {
   runOnce(): Promise<number>;
 };
 
+type AttemptResult = {
+  id: number;
+  lease_token: string;
+  status: 'pending' | 'completed' | 'failed';
+  at: string;
+  status_code: number | null;
+  error: string | null;
+  next_attempt_at: string | null;
+};
+
 /**
  * Delivers queued webhooks. Any number of workers (threads of one process or replicas on one
  * PostgreSQL) share the queue: due items are claimed with FOR UPDATE SKIP LOCKED under a lease,
- * and an attempt's result is written only while the lease is still this worker's.
+ * and an attempt's result is written only while the lease is still this worker's. Deliveries run
+ * as a pipeline: up to `concurrency` at once, freed slots claimed again at once, results written
+ * in batches.
  */
 export function createWorker(options: WorkerOptions): Worker {
   const { prisma, secrets, logger } = options;
   const clock = options.clock ?? (() => new Date());
-  const batchSize = options.batchSize ?? 20;
+  const batchSize = options.batchSize ?? 100;
+  const concurrency = Math.max(options.concurrency ?? 64, batchSize);
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const leaseMs = options.leaseMs ?? 60_000;
 
   let running = false;
   let lastActiveAt: number | undefined;
   let loop: Promise<void> | undefined;
-  // A wake-up during a batch must not be lost: it is remembered and the next wait is skipped.
+  // A wake-up during a claim must not be lost: it is remembered and the next wait is skipped.
   let signalled = false;
   let stopWaiting: (() => void) | undefined;
   const wake = () => {
@@ -70,8 +86,11 @@ export function createWorker(options: WorkerOptions): Worker {
   };
   let unsubscribe: (() => void) | undefined;
   let listener: Client | undefined;
+  const inFlight = new Set<Promise<void>>();
+  const unwritten: AttemptResult[] = [];
+  let writing: Promise<void> | undefined;
 
-  async function claim(): Promise<{ token: string; items: ClaimedItem[] }> {
+  async function claim(limit: number): Promise<{ token: string; items: ClaimedItem[] }> {
     const token = randomUUID();
     const now = clock();
     const items = await prisma.$queryRawUnsafe<ClaimedItem[]>(
@@ -89,12 +108,18 @@ export function createWorker(options: WorkerOptions): Worker {
       now,
       token,
       new Date(now.getTime() + leaseMs),
-      batchSize,
+      limit,
     );
     return { token, items };
   }
 
-  async function attempt(item: ClaimedItem, token: string, configs: Map<number, { url: string; secret: string; active: boolean }>) {
+  async function configsFor(items: ClaimedItem[]) {
+    const ids = [...new Set(items.flatMap((i) => (i.webhook_config_id != null ? [i.webhook_config_id] : [])))];
+    const rows = await prisma.webhookConfig.findMany({ where: { id: { in: ids } } });
+    return new Map(rows.map((r) => [r.id, { url: r.url, secret: secrets.decrypt(r.secretEncrypted), active: r.active }]));
+  }
+
+  async function attempt(item: ClaimedItem, token: string, configs: Map<number, { url: string; secret: string; active: boolean }>): Promise<AttemptResult> {
     const config = item.webhook_config_id != null ? configs.get(item.webhook_config_id) : undefined;
     let outcome: AttemptOutcome;
     if (!config) outcome = { ok: false, statusCode: 410, error: 'webhook configuration removed' };
@@ -110,31 +135,77 @@ export function createWorker(options: WorkerOptions): Worker {
       outcome,
       now,
     );
-    const { count } = await prisma.outboundQueueItem.updateMany({
-      where: { id: item.id, leaseToken: token, status: 'processing' },
-      data: {
-        status: step.status,
-        leaseToken: null,
-        leaseExpiresAt: null,
-        updatedAt: now,
-        lastStatusCode: outcome.statusCode ?? null,
-        lastError: outcome.ok ? null : step.status === 'failed' ? step.reason : outcome.error,
-        ...(step.status === 'completed' ? { completedAt: now } : {}),
-        ...(step.status === 'pending' ? { nextAttemptAt: step.nextAttemptAt } : {}),
-      },
-    });
-    if (count > 0) options.onAttempt?.(step.status === 'pending' ? 'retry' : step.status);
-    if (count === 0) logger.warn({ item: item.id }, 'delivery finished after its lease was taken over; result dropped');
-    else logger.debug({ item: item.id, status: step.status, attempt: item.attempts }, 'webhook attempt');
+    return {
+      id: item.id,
+      lease_token: token,
+      status: step.status,
+      at: now.toISOString(),
+      status_code: outcome.statusCode ?? null,
+      error: outcome.ok ? null : step.status === 'failed' ? step.reason : (outcome.error ?? null),
+      next_attempt_at: step.status === 'pending' ? step.nextAttemptAt.toISOString() : null,
+    };
+  }
+
+  /** Writes results in one statement, each only while its lease is still ours. */
+  async function writeResults(results: AttemptResult[]): Promise<void> {
+    if (results.length === 0) return;
+    const written = await prisma.$queryRawUnsafe<Array<{ id: number; status: AttemptResult['status'] }>>(
+      `UPDATE outbound_queue_items AS q SET
+          status = v.status, lease_token = NULL, lease_expires_at = NULL, updated_at = v.at,
+          last_status_code = v.status_code, last_error = v.error,
+          completed_at = CASE WHEN v.status = 'completed' THEN v.at ELSE q.completed_at END,
+          next_attempt_at = COALESCE(v.next_attempt_at, q.next_attempt_at)
+         FROM jsonb_to_recordset($1::jsonb)
+           AS v(id int, lease_token text, status text, at timestamptz, status_code int, error text, next_attempt_at timestamptz)
+        WHERE q.id = v.id AND q.lease_token = v.lease_token AND q.status = 'processing'
+        RETURNING q.id, q.status`,
+      JSON.stringify(results),
+    );
+    for (const row of written) options.onAttempt?.(row.status === 'pending' ? 'retry' : row.status);
+    const kept = new Set(written.map((w) => w.id));
+    for (const r of results) {
+      if (!kept.has(r.id)) logger.warn({ item: r.id }, 'delivery finished after its lease was taken over; result dropped');
+      else logger.debug({ item: r.id, status: r.status }, 'webhook attempt');
+    }
+  }
+
+  /** Results of the pipeline go out together: one writer at a time, taking all that waits. */
+  function queueResult(result: AttemptResult): void {
+    unwritten.push(result);
+    writing ??= (async () => {
+      while (unwritten.length > 0) {
+        const batch = unwritten.splice(0, unwritten.length);
+        await writeResults(batch).catch((error: unknown) => {
+          // The leases expire and another attempt is made: a delivery may repeat, never get lost.
+          logger.error({ err: error, items: batch.length }, 'could not record webhook attempts');
+        });
+      }
+      writing = undefined;
+    })();
   }
 
   async function runOnce(): Promise<number> {
-    const { token, items } = await claim();
+    const { token, items } = await claim(batchSize);
     if (items.length === 0) return 0;
-    const ids = [...new Set(items.flatMap((i) => (i.webhook_config_id != null ? [i.webhook_config_id] : [])))];
-    const rows = await prisma.webhookConfig.findMany({ where: { id: { in: ids } } });
-    const configs = new Map(rows.map((r) => [r.id, { url: r.url, secret: secrets.decrypt(r.secretEncrypted), active: r.active }]));
-    await Promise.all(items.map((item) => attempt(item, token, configs)));
+    const configs = await configsFor(items);
+    await writeResults(await Promise.all(items.map((item) => attempt(item, token, configs))));
+    return items.length;
+  }
+
+  /** Claims as many items as there are free slots and starts them; returns how many. */
+  async function fill(): Promise<number> {
+    const { token, items } = await claim(Math.min(batchSize, concurrency - inFlight.size));
+    if (items.length === 0) return 0;
+    const configs = await configsFor(items);
+    for (const item of items) {
+      const delivery: Promise<void> = attempt(item, token, configs)
+        .then(queueResult, (error: unknown) => logger.error({ err: error, item: item.id }, 'webhook attempt failed unexpectedly'))
+        .finally(() => {
+          inFlight.delete(delivery);
+          if (inFlight.size === concurrency - 1) wake(); // a slot opened while all were taken
+        });
+      inFlight.add(delivery);
+    }
     return items.length;
   }
 
@@ -150,14 +221,17 @@ export function createWorker(options: WorkerOptions): Worker {
     while (running) {
       lastActiveAt = Date.now();
       signalled = false;
-      let handled = 0;
+      let claimed = 0;
       try {
-        handled = await runOnce();
+        if (inFlight.size < concurrency) claimed = await fill();
       } catch (error) {
         logger.error({ err: error }, 'queue worker iteration failed');
       }
       if (!running) break;
-      if (handled < batchSize && !signalled) {
+      // Claim again at once while there is work and room; otherwise wait for a wake-up (new work,
+      // a freed slot) or the poll interval (work that fell due, expired leases).
+      const full = inFlight.size >= concurrency;
+      if ((claimed === 0 || full) && !signalled) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, pollIntervalMs);
           stopWaiting = () => {
@@ -188,6 +262,9 @@ export function createWorker(options: WorkerOptions): Worker {
       stopWaiting?.();
       unsubscribe?.();
       await loop;
+      // Deliveries under way finish and their results are written before the store closes.
+      await Promise.all(inFlight);
+      await writing;
       await listener?.end().catch(() => undefined);
     },
   };

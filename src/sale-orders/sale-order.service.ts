@@ -2,7 +2,7 @@ import type { PrismaClient, SaleOrder } from '../generated/prisma/client';
 import type { SyncResultShape } from '../graphql/common-types';
 import type { PageShape } from '../graphql/pages';
 import type { PageArgs } from '../changes/pagination';
-import { CHANGE_ORDER, RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
+import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
 import { MAX_SALE_ORDERS_PER_REQUEST, saleOrderInput, type SaleOrderDirection } from './sale-order.input';
@@ -45,16 +45,7 @@ export function listUpdatedSaleOrders(
   prisma: PrismaClient,
   args: PageArgs & { direction?: SaleOrderDirection | null },
 ): Promise<PageShape<SaleOrder>> {
-  return changeListPage(
-    prisma,
-    'sale_orders',
-    args,
-    {
-      find: (where, window) => prisma.saleOrder.findMany({ where, orderBy: CHANGE_ORDER, ...window }),
-      count: (where) => prisma.saleOrder.count({ where }),
-    },
-    args.direction ? { direction: args.direction } : {},
-  );
+  return changeListPage(prisma, 'sale_orders', args, args.direction ? { direction: args.direction } : {});
 }
 
 /** All sale orders for dashboards, newest change first. */

@@ -3,35 +3,53 @@ import { notFound } from '../errors/app-error';
 import type { SyncResultShape } from '../graphql/common-types';
 import type { PageShape } from '../graphql/pages';
 import type { PageArgs } from '../changes/pagination';
-import { CHANGE_ORDER, changeListPage, fetchPage } from '../changes/pages';
+import { changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
+import { inTransaction } from '../changes/tracked-sync';
+import type { SqlRunner } from '../changes/tracked-table';
 import type { RecordOutcome } from '../changes/tracked-sync';
 import { MAX_STOCKS_PER_REQUEST, stockInput, type StockInput } from './stock.input';
 
 /**
- * Bulk upsert built for whole stock lists (SPEC 4.3 rule 5): one INSERT … ON CONFLICT for the
- * batch. Quantity changes bump the revision and flag the entry (isQuantityChanged); price-only
- * changes update without flagging; identical entries are not touched at all.
+ * Bulk upsert built for whole stock lists (SPEC 4.3 rule 5): one INSERT … ON CONFLICT per shape of
+ * entry (which prices were sent; a whole list has one shape). Quantity changes bump the revision
+ * and flag the entry (isQuantityChanged); price-only changes update without flagging; identical
+ * entries are not touched at all.
  */
 export async function syncStocks(prisma: PrismaClient, records: readonly unknown[]): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, stockInput, { argName: 'stocks', maxItems: MAX_STOCKS_PER_REQUEST });
   // Later entries for the same (supplier, product) win, field by field.
-  const byKey = new Map<string, Partial<StockInput>>();
+  const byKey = new Map<string, StockInput>();
   for (const { value } of valid) {
     const k = `${value.supplier_external_id}\u0000${value.product_external_id}`;
-    byKey.set(k, { ...byKey.get(k), ...definedOnly(value) });
+    const earlier = byKey.get(k);
+    byKey.set(k, earlier ? { ...earlier, ...definedOnly(value) } : value);
   }
-  const entries = [...byKey.values()].map((e) => ({
-    ...e,
-    has_purchase_price: e.purchase_price !== undefined,
-    has_suggested_sale_price: e.suggested_sale_price !== undefined,
-  }));
-  const written = entries.length === 0 ? [] : await upsertStocks(prisma, JSON.stringify(entries));
-  const created = written.filter((w) => w.inserted).length;
+  const byShape = new Map<string, StockInput[]>();
+  // In key order, so that two lists written at once lock their common rows in the same order.
+  const sortedKeys = [...byKey.keys()].sort();
+  for (const entry of sortedKeys.map((k) => byKey.get(k)!)) {
+    const shape = shapeOf(entry);
+    const group = byShape.get(shape.key);
+    if (group) group.push(entry);
+    else byShape.set(shape.key, [entry]);
+  }
+  let created = 0;
+  let written = 0;
+  // One transaction: a list is applied whole or not at all, even when it takes several statements.
+  if (byShape.size > 0) {
+    await inTransaction(prisma, async (tx) => {
+      for (const entries of byShape.values()) {
+        const counts = await upsertStocks(tx, shapeOf(entries[0]!), entries);
+        created += counts.created;
+        written += counts.written;
+      }
+    });
+  }
   const outcomes: RecordOutcome[] = [
     ...Array<RecordOutcome>(created).fill('created'),
-    ...Array<RecordOutcome>(written.length - created).fill('updated'),
-    ...Array<RecordOutcome>(valid.length - written.length).fill('unchanged'),
+    ...Array<RecordOutcome>(written - created).fill('updated'),
+    ...Array<RecordOutcome>(valid.length - written).fill('unchanged'),
   ];
   return syncResult(outcomes, errors);
 }
@@ -40,44 +58,52 @@ function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-function upsertStocks(prisma: PrismaClient, entriesJson: string): Promise<Array<{ inserted: boolean }>> {
+/** Which optional prices an entry carries: a price left out keeps its stored value. */
+type Shape = { key: string; purchasePrice: boolean; suggestedSalePrice: boolean };
+
+function shapeOf(entry: StockInput): Shape {
+  const purchasePrice = entry.purchase_price !== undefined;
+  const suggestedSalePrice = entry.suggested_sale_price !== undefined;
+  return { key: `${purchasePrice}/${suggestedSalePrice}`, purchasePrice, suggestedSalePrice };
+}
+
+async function upsertStocks(tx: SqlRunner, shape: Shape, entries: StockInput[]): Promise<{ created: number; written: number }> {
   const qtyChanged = 't.quantity IS DISTINCT FROM EXCLUDED.quantity';
-  const anyChanged = `${qtyChanged} OR t.purchase_price IS DISTINCT FROM EXCLUDED.purchase_price
-                      OR t.suggested_sale_price IS DISTINCT FROM EXCLUDED.suggested_sale_price`;
-  return prisma.$queryRawUnsafe<Array<{ inserted: boolean }>>(
-    `INSERT INTO stocks AS t (supplier_external_id, product_external_id, quantity, purchase_price, suggested_sale_price,
-                              revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at)
-     SELECT v.supplier_external_id, v.product_external_id, v.quantity,
-            CASE WHEN v.has_purchase_price THEN v.purchase_price ELSE cur.purchase_price END,
-            CASE WHEN v.has_suggested_sale_price THEN v.suggested_sale_price ELSE cur.suggested_sale_price END,
-            1, 0, '{"quantity":1}'::jsonb, ARRAY['quantity'], true, true, now(), now()
-       FROM jsonb_to_recordset($1::jsonb) AS v(supplier_external_id text, product_external_id text, quantity double precision,
-                                               purchase_price double precision, suggested_sale_price double precision,
-                                               has_purchase_price boolean, has_suggested_sale_price boolean)
-       LEFT JOIN stocks AS cur
-         ON cur.supplier_external_id = v.supplier_external_id AND cur.product_external_id = v.product_external_id
-     ON CONFLICT (supplier_external_id, product_external_id) DO UPDATE SET
-        quantity = EXCLUDED.quantity,
-        purchase_price = EXCLUDED.purchase_price,
-        suggested_sale_price = EXCLUDED.suggested_sale_price,
-        previous_quantity = CASE WHEN ${qtyChanged} THEN t.quantity ELSE t.previous_quantity END,
-        revision = t.revision + (${qtyChanged})::int,
-        field_revisions = CASE WHEN ${qtyChanged} THEN jsonb_build_object('quantity', t.revision + 1) ELSE t.field_revisions END,
-        pending = t.pending OR ${qtyChanged},
-        changed_fields = CASE WHEN t.pending OR ${qtyChanged} THEN ARRAY['quantity'] ELSE ARRAY[]::text[] END,
-        updated_at = now()
-      WHERE ${anyChanged}
-     RETURNING (t.xmax = 0) AS inserted`,
-    entriesJson,
+  // A price that was not sent keeps the stored one (and is NULL in a new entry).
+  const prices = [
+    ['purchase_price', shape.purchasePrice],
+    ['suggested_sale_price', shape.suggestedSalePrice],
+  ] as const;
+  const anyChanged = [qtyChanged, ...prices.filter(([, sent]) => sent).map(([col]) => `t.${col} IS DISTINCT FROM EXCLUDED.${col}`)].join(' OR ');
+  const rows = await tx.$queryRawUnsafe<Array<{ created: number; written: number }>>(
+    `WITH written AS (
+       INSERT INTO stocks AS t (supplier_external_id, product_external_id, quantity, purchase_price, suggested_sale_price,
+                                revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at)
+       SELECT v.supplier_external_id, v.product_external_id, v.quantity, v.purchase_price, v.suggested_sale_price,
+              1, 0, '{"quantity":1}'::jsonb, ARRAY['quantity'], true, true, now(), now()
+         FROM jsonb_to_recordset($1::jsonb) AS v(supplier_external_id text, product_external_id text, quantity double precision,
+                                                 purchase_price double precision, suggested_sale_price double precision)
+       ON CONFLICT (supplier_external_id, product_external_id) DO UPDATE SET
+          quantity = EXCLUDED.quantity,
+          ${prices.map(([col, sent]) => `${col} = ${sent ? 'EXCLUDED' : 't'}.${col}`).join(',\n          ')},
+          previous_quantity = CASE WHEN ${qtyChanged} THEN t.quantity ELSE t.previous_quantity END,
+          revision = t.revision + (${qtyChanged})::int,
+          field_revisions = CASE WHEN ${qtyChanged} THEN jsonb_build_object('quantity', t.revision + 1) ELSE t.field_revisions END,
+          pending = t.pending OR ${qtyChanged},
+          changed_fields = CASE WHEN t.pending OR ${qtyChanged} THEN ARRAY['quantity'] ELSE ARRAY[]::text[] END,
+          updated_at = now()
+        WHERE ${anyChanged}
+       RETURNING (t.xmax = 0) AS inserted
+     )
+     SELECT (count(*) FILTER (WHERE inserted))::int AS created, count(*)::int AS written FROM written`,
+    JSON.stringify(entries),
   );
+  return rows[0] ?? { created: 0, written: 0 };
 }
 
 /** Entries whose quantity changed since their last acknowledgement (the delta query). */
 export function listChangedStocks(prisma: PrismaClient, args: PageArgs): Promise<PageShape<Stock>> {
-  return changeListPage(prisma, 'stocks', args, {
-    find: (where, window) => prisma.stock.findMany({ where, orderBy: CHANGE_ORDER, ...window }),
-    count: (where) => prisma.stock.count({ where }),
-  });
+  return changeListPage(prisma, 'stocks', args);
 }
 
 /** All stock of one supplier, or of one product across suppliers. An unknown id is an empty page. */

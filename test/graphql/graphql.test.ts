@@ -92,14 +92,12 @@ describe('unexpected errors', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase('pglite');
-    // Fault injection at the database edge: one Prisma call fails as a broken disk would.
+    // Fault injection at the database edge: every raw statement (the change lists read with one)
+    // fails as a broken disk would.
     const prisma = new Proxy(db.prisma, {
       get(target, prop) {
-        if (prop !== 'product') return Reflect.get(target, prop);
-        return new Proxy(target.product, {
-          get: (delegate, name) =>
-            name === 'findMany' ? () => Promise.reject(new Error('disk on fire at /var/lib/secret')) : Reflect.get(delegate, name),
-        });
+        if (prop === '$queryRawUnsafe') return () => Promise.reject(new Error('disk on fire at /var/lib/secret'));
+        return Reflect.get(target, prop);
       },
     });
     const sink = new Writable({

@@ -62,6 +62,16 @@ describe.each(backends)('stocks over REST on %s', (backend) => {
     expect(lookup.body).toMatchObject({ quantity: 7, purchasePrice: null });
   });
 
+  it('keeps each price an entry leaves out, when one list mixes entries with and without it', async () => {
+    await push([entry('S9', 'P1', 1, { purchase_price: 5, suggested_sale_price: 9 }), entry('S9', 'P2', 1, { purchase_price: 6 })]);
+    const mixed = await push([entry('S9', 'P1', 2, { suggested_sale_price: 8 }), entry('S9', 'P2', 1, { purchase_price: 7 }), entry('S9', 'P3', 1)]);
+    expect(mixed.body).toMatchObject({ processed: 3, created: 1, updated: 2, errors: [] });
+    const lookup = async (product: string) => (await ctx.api.request('GET', `/api/v1/stocks/lookup?supplier_id=S9&product_id=${product}`)).body;
+    expect(await lookup('P1')).toMatchObject({ quantity: 2, purchasePrice: 5, suggestedSalePrice: 8 });
+    expect(await lookup('P2')).toMatchObject({ quantity: 1, purchasePrice: 7, suggestedSalePrice: null });
+    expect(await lookup('P3')).toMatchObject({ quantity: 1, purchasePrice: null, suggestedSalePrice: null });
+  });
+
   it('keeps a quantity change made after the listing flagged through the ack', async () => {
     await push([entry('S1', 'P1', 10)]);
     const [listed] = (await changed()).payload;

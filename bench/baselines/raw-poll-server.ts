@@ -1,0 +1,48 @@
+/**
+ * The poll baseline: a minimal node:http server over pg doing the change list's work (the page,
+ * the total, remembering the listed revisions so that acks stay safe) and serving the same JSON.
+ * Runs in a process of its own, like the service: `node --import tsx raw-poll-server.ts <databaseUrl>`
+ * prints its URL.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Pool } from 'pg';
+
+const PAGE = 50;
+const pool = new Pool({ connectionString: process.argv[2], max: 10 });
+
+const server = createServer(async (_req, res) => {
+  try {
+    const [page, total] = await Promise.all([
+      pool.query(
+        `SELECT id, external_id, erp_id, is_new, changed_fields, context, data, updated_at, revision
+           FROM products WHERE pending ORDER BY updated_at, id LIMIT ${PAGE}`,
+      ),
+      pool.query('SELECT count(*)::int AS n FROM products WHERE pending'),
+    ]);
+    await pool.query(
+      `UPDATE products AS t SET listed_revision = v.revision FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int)
+        WHERE t.id = v.id AND (t.listed_revision IS NULL OR t.listed_revision < v.revision)`,
+      [JSON.stringify(page.rows.map((r) => ({ id: r.id, revision: r.revision })))],
+    );
+    const payload = page.rows.map((r) => ({
+      changedFields: r.changed_fields,
+      context: r.context,
+      data: r.data,
+      erpId: r.erp_id,
+      externalId: r.external_id,
+      id: r.id,
+      isNew: r.is_new,
+      updatedAt: r.updated_at.toISOString(),
+    }));
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ meta: { limit: PAGE, offset: 0, total: total.rows[0].n }, payload }));
+  } catch (error) {
+    res.statusCode = 500;
+    res.end(String(error));
+  }
+});
+
+server.listen(0, '127.0.0.1', () => {
+  console.log(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+});

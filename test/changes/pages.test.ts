@@ -1,0 +1,74 @@
+import { changeListPage } from '../../src/changes/pages';
+import type { TrackedTableName } from '../../src/changes/tracked-table';
+import { syncPartners } from '../../src/partners/partner.service';
+import { syncProducts } from '../../src/products/product.service';
+import { syncSaleOrders } from '../../src/sale-orders/sale-order.service';
+import { syncStocks } from '../../src/stocks/stock.service';
+import { backends, openTestDatabase, type TestDatabase } from '../support/database';
+
+/**
+ * The change lists read with one hand-written statement; what they hand to GraphQL must be
+ * exactly what Prisma would have returned for the same rows, on every tracked table.
+ */
+describe.each(backends)('change list pages on %s', (backend) => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await openTestDatabase(backend);
+    const ok = (r: { errors: unknown[] }) => expect(r.errors).toEqual([]);
+    ok(await syncPartners(db.prisma, [{ external_id: 'S1', name: 'Supplier', type: 'B' }], 'erp_sync'));
+    ok(
+      await syncProducts(
+        db.prisma,
+        Array.from({ length: 3 }, (_, i) => ({
+          external_id: `P${i}`,
+          erp_id: i,
+          name: `Product ${i}`,
+          price: 1.5 + i,
+          pricelists: [{ pricelist_external_id: 'R', pricelist_name: 'Retail', price: 2.25, start_date: '2026-01-01', end_date: '2026-12-31' }],
+          purchase_orders: [{ external_id: `PO${i}`, supplier_external_id: 'S1', order_date: '2026-11-01', lines: [{ product_external_id: `P${i}`, quantity: 2, price: 1 }] }],
+        })),
+        'erp_sync',
+      ),
+    );
+    ok(await syncSaleOrders(db.prisma, [{ external_id: 'SO-in', direction: 'inbound', lines: [] }, { external_id: 'SO-out', direction: 'outbound', lines: [] }], 'erp_sync'));
+    ok(await syncStocks(db.prisma, [{ supplier_external_id: 'S1', product_external_id: 'P0', quantity: -3.5, purchase_price: 1.25 }]));
+  });
+  afterAll(() => db?.close());
+
+  const prismaRows: Record<TrackedTableName, () => Promise<Array<{ id: number }>>> = {
+    products: () => db.prisma.product.findMany({ where: { pending: true }, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }] }),
+    partners: () => db.prisma.partner.findMany({ where: { pending: true }, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }] }),
+    sale_orders: () => db.prisma.saleOrder.findMany({ where: { pending: true }, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }] }),
+    price_items: () => db.prisma.priceItem.findMany({ where: { pending: true }, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }] }),
+    stocks: () => db.prisma.stock.findMany({ where: { pending: true }, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }] }),
+    purchase_orders: () => db.prisma.purchaseOrder.findMany({ where: { pending: true }, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }] }),
+  };
+
+  it.each(Object.keys(prismaRows) as TrackedTableName[])('%s: rows in the Prisma model shape, total, and the listing remembered', async (table) => {
+    const before = await prismaRows[table]();
+    expect(before.length).toBeGreaterThan(0);
+    const page = await changeListPage(db.prisma, table, { limit: 500 });
+    // Everything but listedRevision, which the listing itself sets.
+    const strip = (rows: Array<{ id: number }>) => rows.map(({ listedRevision: _l, ...rest }: { id: number; listedRevision?: unknown }) => rest);
+    expect(strip(page.payload)).toEqual(strip(before));
+    expect(page.meta).toEqual({ total: before.length, limit: 500, offset: 0 });
+    const after = (await prismaRows[table]()) as unknown as Array<{ revision: number; listedRevision: number | null }>;
+    expect(after.every((r) => r.listedRevision === r.revision)).toBe(true);
+  });
+
+  it('pages with limit and offset, counts every pending record, and is empty past the end', async () => {
+    const first = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'products', { limit: 2 });
+    const second = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'products', { limit: 2, offset: 2 });
+    expect([...first.payload, ...second.payload].map((p) => p.externalId)).toEqual(['P0', 'P1', 'P2']);
+    expect(second.meta).toEqual({ total: 3, limit: 2, offset: 2 });
+    expect(await changeListPage(db.prisma, 'products', { offset: 10 })).toEqual({ payload: [], meta: { total: 3, limit: 50, offset: 10 } });
+  });
+
+  it('filters by since and by a column value', async () => {
+    const latest = await db.prisma.product.findFirstOrThrow({ orderBy: [{ updatedAt: 'desc' }] });
+    expect(await changeListPage(db.prisma, 'products', { since: latest.updatedAt })).toMatchObject({ payload: [], meta: { total: 0 } });
+    const inbound = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'sale_orders', {}, { direction: 'inbound' });
+    expect(inbound.payload.map((o) => o.externalId)).toEqual(['SO-in']);
+    expect(inbound.meta.total).toBe(1);
+  });
+});
