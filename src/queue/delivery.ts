@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { Agent, request } from 'undici';
 import type { AttemptOutcome } from './schedule';
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
@@ -25,6 +26,12 @@ export function eventBody(payload: Record<string, unknown>): string {
   return JSON.stringify({ event, entity_type, external_id, source, error_message, error_details, failed_at });
 }
 
+/**
+ * Deliveries share keep-alive connections per receiver (undici's request API: the fan-out path
+ * cannot afford fetch's stream machinery per delivery). Redirects are not followed.
+ */
+const agent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
+
 export async function deliver(
   url: string,
   body: string,
@@ -32,20 +39,22 @@ export async function deliver(
   options: { timeoutMs?: number; now?: () => Date } = {},
 ): Promise<AttemptOutcome> {
   try {
-    const response = await fetch(url, {
+    const response = await request(url, {
       method: 'POST',
+      dispatcher: agent,
       headers: { 'content-type': 'application/json', 'user-agent': 'sync-gateway-webhooks/1', ...headers },
       body,
-      redirect: 'manual',
       signal: AbortSignal.timeout(options.timeoutMs ?? DELIVERY_TIMEOUT_MS),
     });
-    await response.body?.cancel();
-    if (response.status >= 200 && response.status < 300) return { ok: true, statusCode: response.status };
-    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), (options.now ?? (() => new Date()))());
-    return { ok: false, statusCode: response.status, error: `HTTP ${response.status}`, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    await response.body.dump();
+    const status = response.statusCode;
+    if (status >= 200 && status < 300) return { ok: true, statusCode: status };
+    const retryAfter = response.headers['retry-after'];
+    const retryAfterMs = parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null, (options.now ?? (() => new Date()))());
+    return { ok: false, statusCode: status, error: `HTTP ${status}`, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
   } catch (error) {
-    const e = error as Error & { cause?: { code?: string } };
-    const reason = e.name === 'TimeoutError' ? 'timed out' : (e.cause?.code ?? e.message);
+    const e = error as Error & { code?: string; cause?: { code?: string } };
+    const reason = e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timed out' : (e.cause?.code ?? e.code ?? e.message);
     return { ok: false, error: `request failed: ${reason}` };
   }
 }

@@ -36,7 +36,10 @@ type ClaimedItem = {
   schedule_started_at: Date;
   message_id: string;
   payload: Record<string, unknown>;
-  webhook_config_id: number | null;
+  /** The item's configuration; null when it was removed. */
+  url: string | null;
+  secret_encrypted: string | null;
+  active: boolean | null;
 };
 
 export type Worker = {
@@ -90,6 +93,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const unwritten: AttemptResult[] = [];
   let writing: Promise<void> | undefined;
 
+  /** Claims due items together with their configuration (null when it was removed). */
   async function claim(limit: number): Promise<{ token: string; items: ClaimedItem[] }> {
     const token = randomUUID();
     const now = clock();
@@ -97,14 +101,16 @@ export function createWorker(options: WorkerOptions): Worker {
       `UPDATE outbound_queue_items AS q
           SET status = 'processing', lease_token = $2, lease_expires_at = $3::timestamptz,
               attempts = q.attempts + 1, updated_at = $1::timestamptz
-         FROM (SELECT id FROM outbound_queue_items
-                WHERE (status = 'pending' AND next_attempt_at <= $1::timestamptz)
-                   OR (status = 'processing' AND lease_expires_at < $1::timestamptz)
-                ORDER BY next_attempt_at, id
+         FROM (SELECT o.id, c.url, c.secret_encrypted, c.active
+                 FROM outbound_queue_items o LEFT JOIN webhook_configs c ON c.id = o.webhook_config_id
+                WHERE (o.status = 'pending' AND o.next_attempt_at <= $1::timestamptz)
+                   OR (o.status = 'processing' AND o.lease_expires_at < $1::timestamptz)
+                ORDER BY o.next_attempt_at, o.id
                 LIMIT $4
-                FOR UPDATE SKIP LOCKED) AS due
+                FOR UPDATE OF o SKIP LOCKED) AS due
         WHERE q.id = due.id
-        RETURNING q.id, q.attempts, q.max_attempts, q.schedule_started_at, q.message_id, q.payload, q.webhook_config_id`,
+        RETURNING q.id, q.attempts, q.max_attempts, q.schedule_started_at, q.message_id, q.payload,
+                  due.url, due.secret_encrypted, due.active`,
       now,
       token,
       new Date(now.getTime() + leaseMs),
@@ -113,21 +119,26 @@ export function createWorker(options: WorkerOptions): Worker {
     return { token, items };
   }
 
-  async function configsFor(items: ClaimedItem[]) {
-    const ids = [...new Set(items.flatMap((i) => (i.webhook_config_id != null ? [i.webhook_config_id] : [])))];
-    const rows = await prisma.webhookConfig.findMany({ where: { id: { in: ids } } });
-    return new Map(rows.map((r) => [r.id, { url: r.url, secret: secrets.decrypt(r.secretEncrypted), active: r.active }]));
+  /** Decrypting is deterministic per ciphertext; a changed secret is a new ciphertext. */
+  const secretsByCiphertext = new Map<string, string>();
+  function secretOf(ciphertext: string): string {
+    let secret = secretsByCiphertext.get(ciphertext);
+    if (secret === undefined) {
+      if (secretsByCiphertext.size >= 1_000) secretsByCiphertext.clear();
+      secret = secrets.decrypt(ciphertext);
+      secretsByCiphertext.set(ciphertext, secret);
+    }
+    return secret;
   }
 
-  async function attempt(item: ClaimedItem, token: string, configs: Map<number, { url: string; secret: string; active: boolean }>): Promise<AttemptResult> {
-    const config = item.webhook_config_id != null ? configs.get(item.webhook_config_id) : undefined;
+  async function attempt(item: ClaimedItem, token: string): Promise<AttemptResult> {
     let outcome: AttemptOutcome;
-    if (!config) outcome = { ok: false, statusCode: 410, error: 'webhook configuration removed' };
-    else if (!config.active) outcome = { ok: false, statusCode: 410, error: 'webhook configuration disabled' };
+    if (item.url === null || item.secret_encrypted === null) outcome = { ok: false, statusCode: 410, error: 'webhook configuration removed' };
+    else if (!item.active) outcome = { ok: false, statusCode: 410, error: 'webhook configuration disabled' };
     else {
       const body = eventBody(item.payload);
-      const headers = signatureHeaders(config.secret, item.message_id, Math.floor(clock().getTime() / 1000), body);
-      outcome = await deliver(config.url, body, headers, { timeoutMs: options.timeoutMs, now: clock });
+      const headers = signatureHeaders(secretOf(item.secret_encrypted), item.message_id, Math.floor(clock().getTime() / 1000), body);
+      outcome = await deliver(item.url, body, headers, { timeoutMs: options.timeoutMs, now: clock });
     }
     const now = clock();
     const step = nextStep(
@@ -187,8 +198,7 @@ export function createWorker(options: WorkerOptions): Worker {
   async function runOnce(): Promise<number> {
     const { token, items } = await claim(batchSize);
     if (items.length === 0) return 0;
-    const configs = await configsFor(items);
-    await writeResults(await Promise.all(items.map((item) => attempt(item, token, configs))));
+    await writeResults(await Promise.all(items.map((item) => attempt(item, token))));
     return items.length;
   }
 
@@ -196,9 +206,8 @@ export function createWorker(options: WorkerOptions): Worker {
   async function fill(): Promise<number> {
     const { token, items } = await claim(Math.min(batchSize, concurrency - inFlight.size));
     if (items.length === 0) return 0;
-    const configs = await configsFor(items);
     for (const item of items) {
-      const delivery: Promise<void> = attempt(item, token, configs)
+      const delivery: Promise<void> = attempt(item, token)
         .then(queueResult, (error: unknown) => logger.error({ err: error, item: item.id }, 'webhook attempt failed unexpectedly'))
         .finally(() => {
           inFlight.delete(delivery);
