@@ -13,6 +13,7 @@ import { openDatabase, type Database } from './db/database';
 import { createEventHub } from './events/hub';
 import { attachGraphqlWs } from './http/graphql-ws';
 import { createWorker } from './queue/worker';
+import { startWorkerThread, type BackgroundWorker } from './queue/worker-thread';
 import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
 
 export type RunningServer = { url: string; server: Server; db: Database; close(): Promise<void> };
@@ -23,7 +24,8 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
   try {
     await db.migrate();
     const events = createEventHub({ redisUrl: config.redisUrl });
-    const secrets = createSecretBox(await loadEncryptionKey(config));
+    const encryptionKey = await loadEncryptionKey(config);
+    const secrets = createSecretBox(encryptionKey);
     const limiterRedis = config.redisUrl ? new Redis(config.redisUrl) : undefined;
     const rateLimiters = createRateLimiters(config.rateLimit, limiterRedis);
     const accounts = {
@@ -33,9 +35,12 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       sessionTtlMs: config.sessionTtlMs,
     };
     const metrics = createMetrics(db.prisma);
-    const worker = config.workerEnabled
-      ? createWorker({ prisma: db.prisma, secrets, logger, events, databaseUrl: config.databaseUrl, onAttempt: metrics.deliveryAttempt })
-      : undefined;
+    // On PostgreSQL the worker gets a thread of its own; the embedded store lives in this thread.
+    const worker: BackgroundWorker | undefined = !config.workerEnabled
+      ? undefined
+      : config.databaseUrl
+        ? startWorkerThread({ config, encryptionKey, events, logger, onAttempt: metrics.deliveryAttempt })
+        : createWorker({ prisma: db.prisma, secrets, logger, events, onAttempt: metrics.deliveryAttempt });
     const readiness = createReadiness({ prisma: db.prisma, worker });
     const app = createApp({ config, db, logger, events, secrets, rateLimiters, accounts, metrics, readiness });
     // Optionally, metrics on a port of their own without a token (keep it off the public network).

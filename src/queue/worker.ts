@@ -12,7 +12,8 @@ export type WorkerOptions = {
   prisma: PrismaClient;
   secrets: SecretBox;
   logger: Logger;
-  events?: EventHub;
+  /** Wake-ups when work is queued in this process. */
+  events?: Pick<EventHub, 'onQueueWork'>;
   /** With PostgreSQL: LISTEN for work enqueued by other replicas. */
   databaseUrl?: string | undefined;
   /** Injected in tests to walk through the schedule without sleeping. */

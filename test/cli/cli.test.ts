@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createPostgresDatabase } from '../support/database';
+import { startReceiver } from '../support/receiver';
 
 const ROOT = path.join(__dirname, '..', '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -156,6 +157,63 @@ describeWithPostgres('sync-gateway CLI on PostgreSQL (DATABASE_URL)', () => {
       expect(created.stdout.trim().split('\n').pop()).toMatch(/^sgw_/);
       expect((await run('token', 'list')).stdout).toMatch(/pg-erp/);
     } finally {
+      await database.drop();
+    }
+  }, CLI_TEST_TIMEOUT_MS);
+
+  it('serves with its webhook worker on a thread of its own: a reported failure is delivered, /ready and /metrics know', async () => {
+    const database = await createPostgresDatabase();
+    const receiver = await startReceiver();
+    const env = {
+      ...process.env,
+      DATABASE_URL: database.url,
+      ENCRYPTION_KEY: 'ab'.repeat(32),
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+    };
+    const run = (...args: string[]) => runCli(env, args);
+    let child: ChildProcessWithoutNullStreams | undefined;
+    try {
+      expect(await run('migrate')).toMatchObject({ code: 0 });
+      const token = (await run('token', 'create', '--name', 'erp')).stdout.trim().split('\n').pop()!;
+      expect((await run('webhook', 'add', '--url', receiver.url, '--entity-type', 'product', '--direction', 'to_webshop', '--secret', 'a-secret-of-16-chars'))).toMatchObject({ code: 0 });
+      child = spawn(TSX, [CLI, 'serve'], { env, cwd: ROOT });
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child!.stdout.on('data', (d: Buffer) => {
+          output += d;
+          const line = output.split('\n').find((l) => l.includes('"sync-gateway listening"'));
+          if (line) resolve(JSON.parse(line).url);
+        });
+        child!.on('close', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+      });
+      const auth = { authorization: `Bearer ${token}` };
+      const reported = await fetch(`${url}/api/v1/failures`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ entity_type: 'product', external_id: 'SKU-T', source: 'erp', error_message: 'Unknown tax class' }),
+      });
+      expect(reported.status).toBe(201);
+      for (let i = 0; i < 100 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ event: 'sync_failure', external_id: 'SKU-T' });
+      const ready = await (await fetch(`${url}/ready`)).json();
+      expect(ready).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', worker: 'ok' } });
+      // The attempt is counted by the thread and reported to the process's registry.
+      let metrics = '';
+      for (let i = 0; i < 50 && !/webhook_delivery_attempts_total\{outcome="completed"\} 1/.test(metrics); i++) {
+        metrics = await (await fetch(`${url}/metrics`, { headers: auth })).text();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(metrics).toMatch(/sync_gateway_webhook_delivery_attempts_total\{outcome="completed"\} 1/);
+    } finally {
+      if (child && child.exitCode === null) {
+        child.removeAllListeners('close');
+        const closed = new Promise((resolve) => child!.once('close', resolve));
+        child.kill('SIGTERM');
+        await closed;
+      }
+      await receiver.close();
       await database.drop();
     }
   }, CLI_TEST_TIMEOUT_MS);

@@ -1,0 +1,49 @@
+/** The worker thread started by worker-thread.ts: a delivery worker with its own database pool. */
+import { EventEmitter } from 'node:events';
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../db/database';
+import { createLogger } from '../logger';
+import { createSecretBox } from '../webhooks/secret-box';
+import { createWorker } from './worker';
+import type { WorkerThreadData, WorkerThreadMessage } from './worker-thread';
+
+const port = parentPort!;
+const post = (message: WorkerThreadMessage) => port.postMessage(message);
+
+async function main(): Promise<void> {
+  const { config, encryptionKey } = workerData as WorkerThreadData;
+  const logger = createLogger(config).child({ thread: 'webhook-worker' });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const wakeUps = new EventEmitter();
+  const worker = createWorker({
+    prisma: db.prisma,
+    secrets: createSecretBox(Buffer.from(encryptionKey)),
+    logger,
+    databaseUrl: config.databaseUrl,
+    events: {
+      onQueueWork(listener) {
+        wakeUps.on('work', listener);
+        return () => wakeUps.off('work', listener);
+      },
+    },
+    onAttempt: (outcome) => post({ type: 'attempt', outcome }),
+  });
+  const beat = setInterval(() => post({ type: 'beat', lastActiveAt: worker.lastActiveAt() }), 500);
+  port.on('message', (message: 'wake' | 'stop') => {
+    if (message === 'wake') wakeUps.emit('work');
+    else
+      void (async () => {
+        clearInterval(beat);
+        await worker.stop();
+        await db.close();
+        port.close();
+      })();
+  });
+  worker.start();
+  post({ type: 'beat', lastActiveAt: worker.lastActiveAt() });
+}
+
+main().catch((error: unknown) => {
+  post({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+});

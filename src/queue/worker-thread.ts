@@ -1,0 +1,67 @@
+import path from 'node:path';
+import { Worker as Thread } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { AppConfig } from '../config';
+import type { EventHub } from '../events/hub';
+import type { Worker } from './worker';
+
+export type BackgroundWorker = Pick<Worker, 'pollIntervalMs' | 'lastActiveAt' | 'start' | 'stop'>;
+
+export type WorkerThreadData = { config: AppConfig; encryptionKey: Buffer };
+
+/** Messages from the thread. */
+export type WorkerThreadMessage =
+  | { type: 'beat'; lastActiveAt: number | undefined }
+  | { type: 'attempt'; outcome: 'completed' | 'retry' | 'failed' }
+  | { type: 'failed'; message: string };
+
+/**
+ * The delivery worker of `serve` on PostgreSQL, on a thread of its own with its own connection
+ * pool: a burst of HTTP requests cannot starve deliveries of the event loop, nor deliveries the
+ * requests. The thread is woken by this process's failure reports (and by NOTIFY from other
+ * replicas); it reports its heartbeat for /ready and its attempts for /metrics.
+ */
+export function startWorkerThread(options: {
+  config: AppConfig;
+  encryptionKey: Buffer;
+  events: EventHub;
+  logger: Logger;
+  onAttempt: (outcome: 'completed' | 'retry' | 'failed') => void;
+  pollIntervalMs?: number;
+}): BackgroundWorker {
+  let thread: Thread | undefined;
+  let exited: Promise<unknown> | undefined;
+  let lastActiveAt: number | undefined;
+  let unsubscribe: (() => void) | undefined;
+  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  // Built, the entry is JavaScript; under `npm run dev` (tsx) it is TypeScript and is loaded through tsx.
+  const entry = path.join(__dirname, `worker-thread.entry${path.extname(__filename)}`);
+  return {
+    pollIntervalMs,
+    lastActiveAt: () => lastActiveAt,
+    start() {
+      if (thread) return;
+      const workerData: WorkerThreadData = { config: options.config, encryptionKey: options.encryptionKey };
+      thread = entry.endsWith('.ts')
+        ? new Thread(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, { eval: true, workerData })
+        : new Thread(entry, { workerData });
+      exited = new Promise((resolve) => thread!.once('exit', resolve));
+      thread.on('message', (message: WorkerThreadMessage) => {
+        if (message.type === 'beat') lastActiveAt = message.lastActiveAt;
+        else if (message.type === 'attempt') options.onAttempt(message.outcome);
+        else options.logger.error({ error: message.message }, 'webhook worker thread failed');
+      });
+      thread.on('error', (error) => options.logger.error({ err: error }, 'webhook worker thread crashed'));
+      // /ready then reports the worker as not running.
+      thread.on('exit', () => (lastActiveAt = undefined));
+      unsubscribe = options.events.onQueueWork(() => thread?.postMessage('wake'));
+    },
+    async stop() {
+      unsubscribe?.();
+      if (!thread) return;
+      thread.postMessage('stop');
+      await exited;
+      thread = undefined;
+    },
+  };
+}
