@@ -1,0 +1,37 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Result } from './measure';
+
+const START = '<!-- results:start -->';
+const END = '<!-- results:end -->';
+
+const fmt = (x: number | null) => (x === null ? '' : Number.isInteger(x) ? x.toLocaleString('en') : x.toLocaleString('en', { maximumFractionDigits: 3 }));
+
+/** Writes bench/results.json and the generated table inside bench/RESULTS.md (the prose around it is kept). */
+export function writeReport(dir: string, results: Result[], context: Record<string, unknown>, embedded: Array<{ scenario: string; metric: string; value: number }>): void {
+  writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(path.join(dir, 'run.json'), `${JSON.stringify({ ...context, embedded }, null, 2)}\n`);
+  const rows = results.map(
+    (r) => `| ${r.scenario} | ${r.metric} | ${fmt(r.value)} | ${fmt(r.baseline)} | ${fmt(r.ratio)} | ${r.target ?? ''} | ${r.pass === null ? '' : r.pass ? 'yes' : '**no**'} |`,
+  );
+  const table = [
+    START,
+    `Run of ${context.date} on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${context.postgres}; ${context.rounds} rounds per scenario, medians. Raw data: \`bench/results.json\`, \`bench/run.json\`.`,
+    '',
+    '| scenario | metric | service | baseline | ratio | target | pass |',
+    '|---|---|---:|---:|---:|---|---|',
+    ...rows,
+    '',
+    'Embedded PGlite backend (the same service with no `DATABASE_URL`; no target):',
+    '',
+    '| scenario | metric | service |',
+    '|---|---|---:|',
+    ...embedded.map((e) => `| ${e.scenario} | ${e.metric} | ${fmt(Math.round(e.value))} |`),
+    END,
+  ].join('\n');
+  const file = path.join(dir, 'RESULTS.md');
+  const current = readFileSync(file, 'utf8');
+  const next = current.includes(START) ? current.slice(0, current.indexOf(START)) + table + current.slice(current.indexOf(END) + END.length) : `${current}\n${table}\n`;
+  writeFileSync(file, next);
+}

@@ -1,0 +1,135 @@
+/**
+ * `npm run bench`: every scenario of issue 6 against PostgreSQL (BENCH_DATABASE_URL, default the
+ * local server), each on a fresh database with the service started as a user starts it, side by
+ * side with its baselines, ROUNDS rounds, medians. Then stock-upsert and poll on the embedded
+ * PGlite backend. Writes bench/results.json, bench/run.json and the table in bench/RESULTS.md.
+ * Not part of `npm test`.
+ */
+import { execSync } from 'node:child_process';
+import { Client } from 'pg';
+import { limitResult, log, median, ROUNDS, type Result } from './lib/measure';
+import { writeReport } from './lib/report';
+import { BASE_DATABASE_URL, freshDatabase, peakRss, startService, type Service, type ServiceOptions } from './lib/service';
+import { runDrain } from './scenarios/drain';
+import { pollRest, runPoll, seedPendingProducts, POLL_PRODUCTS } from './scenarios/poll';
+import { runProductSync } from './scenarios/product-sync';
+import { runStockUpsert, serviceStockUpsertRate } from './scenarios/stock-upsert';
+import { runBacklogDrain, runWebhookFanout } from './scenarios/webhook-fanout';
+
+const MB = 1024 * 1024;
+const only = process.env.BENCH_ONLY?.split(',');
+const wanted = (name: string) => !only || only.includes(name);
+
+/** A fresh database and a service on it for one scenario; both go away afterwards. */
+async function withPostgresService<T>(env: Record<string, string>, work: (service: Service, databaseUrl: string) => Promise<T>): Promise<T> {
+  const db = await freshDatabase();
+  const service = await startService({ backend: 'postgresql', databaseUrl: db.url, env });
+  try {
+    return await work(service, db.url);
+  } finally {
+    await service.stop();
+    await db.drop();
+  }
+}
+
+async function withEmbeddedService<T>(work: (service: Service) => Promise<T>): Promise<T> {
+  const options: ServiceOptions = { backend: 'pglite' };
+  const service = await startService(options);
+  try {
+    return await work(service);
+  } finally {
+    await service.stop();
+  }
+}
+
+async function postgresVersion(): Promise<string> {
+  const client = new Client({ connectionString: BASE_DATABASE_URL });
+  await client.connect();
+  const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
+  await client.end();
+  return `PostgreSQL ${rows[0]!.server_version.split(' ')[0]} on loopback`;
+}
+
+async function main(): Promise<void> {
+  execSync('npm run -s build', { stdio: 'inherit' });
+  const results: Result[] = [];
+  const rounds: Record<string, unknown> = {};
+  const peaks: number[] = [];
+
+  if (wanted('stock-upsert')) {
+    log('stock-upsert on PostgreSQL');
+    await withPostgresService({}, async (service, url) => {
+      const { result, peakBytes } = await peakRss(service, () => runStockUpsert(service, url));
+      results.push(...result.results);
+      rounds['stock-upsert'] = result.rounds;
+      peaks.push(peakBytes);
+      log(`stock-upsert peak RSS ${(peakBytes / MB).toFixed(0)} MB`);
+    });
+  }
+  if (wanted('product-sync')) {
+    log('product-sync on PostgreSQL');
+    await withPostgresService({}, async (service, url) => {
+      const result = await runProductSync(service, url);
+      results.push(...result.results);
+      rounds['product-sync'] = result.rounds;
+    });
+  }
+  if (wanted('poll')) {
+    log('poll and poll-graphql on PostgreSQL');
+    await withPostgresService({}, async (service, url) => {
+      await seedPendingProducts(service, POLL_PRODUCTS);
+      const { result, peakBytes } = await peakRss(service, () => runPoll(service, url));
+      results.push(...result.results);
+      rounds.poll = result.rounds;
+      peaks.push(peakBytes);
+      log(`poll peak RSS ${(peakBytes / MB).toFixed(0)} MB`);
+    });
+  }
+  if (peaks.length > 0) results.push(limitResult('memory', 'peak RSS MB (stock-upsert, poll)', Math.max(...peaks) / MB, 250));
+  if (wanted('drain')) {
+    log('drain on PostgreSQL');
+    await withPostgresService({}, async (service, url) => {
+      const result = await runDrain(service, url);
+      results.push(...result.results);
+      rounds.drain = result.rounds;
+    });
+  }
+  if (wanted('webhook-fanout')) {
+    log('webhook-fanout on PostgreSQL');
+    await withPostgresService({}, async (service) => {
+      const result = await runWebhookFanout(service);
+      results.push(...result.results);
+      rounds['webhook-fanout'] = result.rounds;
+    });
+    await withPostgresService({ WORKER_ENABLED: 'false' }, async (service) => {
+      results.push(await runBacklogDrain(service));
+    });
+  }
+
+  const embedded: Array<{ scenario: string; metric: string; value: number }> = [];
+  if (wanted('embedded')) {
+    log('stock-upsert and poll on embedded PGlite');
+    await withEmbeddedService(async (service) => {
+      embedded.push({ scenario: 'stock-upsert', metric: 'rows/s', value: await serviceStockUpsertRate(service) });
+    });
+    await withEmbeddedService(async (service) => {
+      await seedPendingProducts(service, POLL_PRODUCTS);
+      const loads = [];
+      for (let round = 0; round < ROUNDS; round++) loads.push(await pollRest(service));
+      embedded.push({ scenario: 'poll', metric: 'req/s', value: median(loads.map((l) => l.reqPerSec)) });
+      embedded.push({ scenario: 'poll', metric: 'p99 ms', value: median(loads.map((l) => l.p99Ms)) });
+    });
+  }
+
+  console.table(results);
+  console.table(embedded);
+  if (!only) {
+    writeReport(__dirname, results, { date: new Date().toISOString(), postgres: await postgresVersion(), rounds: ROUNDS, details: rounds }, embedded);
+    log('wrote bench/results.json, bench/run.json and bench/RESULTS.md');
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
