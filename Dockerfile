@@ -12,7 +12,9 @@ RUN npm run generate && npm run build && npm prune --omit=dev
 
 # Run: production dependencies, compiled code and the migrations only, as a non-root user.
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000 DATA_DIR=/var/lib/sync-gateway CHECKPOINT_DISABLE=1
+# The heap settings of `npm start` (see README, Memory).
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000 DATA_DIR=/var/lib/sync-gateway CHECKPOINT_DISABLE=1 \
+    NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=4"
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

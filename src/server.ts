@@ -40,7 +40,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       ? undefined
       : config.databaseUrl
         ? startWorkerThread({ config, encryptionKey, events, logger, onAttempt: metrics.deliveryAttempt })
-        : createWorker({ prisma: db.prisma, secrets, logger, events, onAttempt: metrics.deliveryAttempt });
+        : createWorker({ prisma: db.prisma, secrets, logger, events, leaseMs: config.workerLeaseMs, onAttempt: metrics.deliveryAttempt });
     const readiness = createReadiness({ prisma: db.prisma, worker });
     const app = createApp({ config, db, logger, events, secrets, rateLimiters, accounts, metrics, readiness });
     // Optionally, metrics on a port of their own without a token (keep it off the public network).
@@ -95,7 +95,7 @@ export async function startWorker(config: AppConfig, logger: Logger): Promise<{ 
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   await db.migrate();
   const secrets = createSecretBox(await loadEncryptionKey(config));
-  const worker = createWorker({ prisma: db.prisma, secrets, logger, databaseUrl: config.databaseUrl });
+  const worker = createWorker({ prisma: db.prisma, secrets, logger, databaseUrl: config.databaseUrl, leaseMs: config.workerLeaseMs });
   worker.start();
   logger.info({ backend: db.backend, location: db.location }, 'sync-gateway worker running');
   return {

@@ -84,12 +84,19 @@ function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   });
 }
 
+/** The node flags of `npm start`, so that the service runs exactly as a user starts it. */
+function startScriptNodeFlags(): string[] {
+  const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 export async function startService(options: ServiceOptions): Promise<Service> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sgw-bench-'));
   const env = baseEnv(options, dataDir);
   if (options.backend === 'pglite') delete env.DATABASE_URL;
   const token = (await runCli(['token', 'create', '--name', `bench-${randomBytes(3).toString('hex')}`], env)).trim().split('\n').pop()!;
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), CLI, 'serve'], {
+  const nodeArgs = [...startScriptNodeFlags(), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
     env: { ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

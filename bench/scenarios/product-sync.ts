@@ -20,12 +20,15 @@ type Product = {
   pricelists: Array<{ pricelist_external_id: string; pricelist_name: string; price: number }>;
 };
 
-/** Version `v` of the catalogue: one product in ten (a different tenth each time) has a new name. */
+/** The last version up to `v` that renamed product i (version r renames the tenth with i % 10 = r % 10). */
+const lastRename = (i: number, v: number) => v - (((v - (i % 10)) % 10) + 10) % 10;
+
+/** Version `v` of the catalogue: against version v - 1, one product in ten has a new name. */
 export function catalogue(prefix: string, v: number): Product[] {
   return Array.from({ length: CATALOGUE }, (_, i) => ({
     external_id: `${prefix}-${i}`,
     erp_id: i,
-    name: `Product ${i}${i % 10 === v % 10 && v > 0 ? ` v${v}` : ''}`,
+    name: `Product ${i}${lastRename(i, v) >= 1 ? ` v${lastRename(i, v)}` : ''}`,
     description: 'A product as an ERP would describe it, with a few words of text.',
     price: (i % 1000) / 10,
     pricelists: [

@@ -91,7 +91,7 @@ export async function verifySession(prisma: PrismaClient, token: string): Promis
   if (!token.startsWith(SESSION_PREFIX) || token.length > 200) return null;
   const session = await prisma.adminSession.findUnique({ where: { tokenHash: sha256(token) }, include: { account: true } });
   if (!session || session.revokedAt || session.expiresAt.getTime() <= Date.now() || session.account.status !== 'active') return null;
-  return { key: `session:${session.id}`, name: session.account.email, role: 'admin' };
+  return { key: `session:${session.tokenHash.slice(0, 32)}`, name: session.account.email, role: 'admin' };
 }
 
 export async function register(deps: AccountDeps, input: { email: string; password: string }, ip: string) {

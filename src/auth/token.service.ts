@@ -3,7 +3,10 @@ import type { PrismaClient, TokenRole } from '../generated/prisma/client';
 import { AppError } from '../errors/app-error';
 import type { TokenCache } from './token-cache';
 
-/** Who is calling: an API token or an admin session. `key` identifies it for rate limiting. */
+/**
+ * Who is calling: an API token or an admin session. `key` identifies it for rate limiting; it is
+ * unique across databases too (a Redis may count for more than one deployment).
+ */
 export type AuthInfo = { key: string; name: string; role: TokenRole };
 
 export type TokenSummary = {
@@ -79,7 +82,7 @@ export async function verifyToken(
   if (!row.lastUsedAt || now - row.lastUsedAt.getTime() >= options.lastUsedResolutionMs) {
     await prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
   }
-  const auth: AuthInfo = { key: `token:${row.id}`, name: row.name, role: row.role };
+  const auth: AuthInfo = { key: `token:${row.tokenHash.slice(0, 32)}`, name: row.name, role: row.role };
   options.cache?.set(row.tokenHash, auth);
   return auth;
 }

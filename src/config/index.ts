@@ -42,6 +42,8 @@ const envSchema = z.object({
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   /** Whether `serve` also runs the webhook delivery worker (replicas may leave it to `sync-gateway worker`). */
   WORKER_ENABLED: z.enum(['true', 'false']).default('true'),
+  /** A delivery claimed by a worker that died is claimed again after this (keep it above the 15 s delivery timeout). */
+  WORKER_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
   /** Largest accepted request body; the batch limits (5,000 products…) sit well below it. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
   /** Writing lastUsedAt on every request would turn each poll into a write. */
@@ -60,6 +62,7 @@ export type AppConfig = {
   encryptionKey: string | undefined;
   logLevel: (typeof logLevels)[number];
   workerEnabled: boolean;
+  workerLeaseMs: number;
   rateLimit: { readPerMinute: number; writePerMinute: number };
   trustProxy: boolean;
   graphqlLimits: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number };
@@ -103,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     encryptionKey: e.ENCRYPTION_KEY,
     logLevel: e.LOG_LEVEL,
     workerEnabled: e.WORKER_ENABLED === 'true',
+    workerLeaseMs: e.WORKER_LEASE_MS,
     rateLimit: { readPerMinute: e.RATE_LIMIT_READ_PER_MINUTE, writePerMinute: e.RATE_LIMIT_WRITE_PER_MINUTE },
     trustProxy: e.TRUST_PROXY === 'true',
     graphqlLimits: {

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { PrismaClient } from '../generated/prisma/client';
 import { lockDataDir } from './data-dir-lock';
 import { applyMigrations } from './migrator';
+import { startThread } from '../threads';
 
 export type Backend = 'pglite' | 'postgresql';
 
@@ -68,9 +69,24 @@ async function openPostgres(databaseUrl: string, logger: Logger): Promise<Databa
     prisma,
     backend: 'postgresql',
     location: `${url.hostname}:${url.port || 5432}${url.pathname}`,
-    migrate: () => migratePostgres(databaseUrl, logger),
+    migrate: async () => {
+      const applied = await migrateInThread(databaseUrl);
+      if (applied.length > 0) logger.info({ applied }, 'applied database migrations');
+      return applied;
+    },
     close: () => prisma.$disconnect(),
   };
+}
+
+function migrateInThread(databaseUrl: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const thread = startThread(__dirname, 'migrate-thread', { databaseUrl });
+    thread.once('message', (result: { applied?: string[]; error?: string }) =>
+      result.error !== undefined ? reject(new Error(result.error)) : resolve(result.applied ?? []),
+    );
+    thread.once('error', reject);
+    thread.once('exit', (code) => reject(new Error(`the migration thread exited with ${code}`)));
+  });
 }
 
 /** The engine never disposes its adapter, so the migration pool is ours to end. */

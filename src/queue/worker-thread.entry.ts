@@ -1,7 +1,11 @@
-/** The worker thread started by worker-thread.ts: a delivery worker with its own database pool. */
+/**
+ * The worker thread started by worker-thread.ts: a delivery worker with its own small pg pool.
+ * It needs raw SQL only, so it runs without Prisma's runtime (a thread carries its own copy of
+ * every module it loads).
+ */
 import { EventEmitter } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from '../db/database';
+import { Pool } from 'pg';
 import { createLogger } from '../logger';
 import { createSecretBox } from '../webhooks/secret-box';
 import { createWorker } from './worker';
@@ -13,13 +17,17 @@ const post = (message: WorkerThreadMessage) => port.postMessage(message);
 async function main(): Promise<void> {
   const { config, encryptionKey } = workerData as WorkerThreadData;
   const logger = createLogger(config).child({ thread: 'webhook-worker' });
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const pool = new Pool({ connectionString: config.databaseUrl, max: 4 });
+  pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection lost'));
   const wakeUps = new EventEmitter();
   const worker = createWorker({
-    prisma: db.prisma,
+    prisma: {
+      $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await pool.query(sql, values)).rows as T,
+    } as Parameters<typeof createWorker>[0]['prisma'],
     secrets: createSecretBox(Buffer.from(encryptionKey)),
     logger,
     databaseUrl: config.databaseUrl,
+    leaseMs: config.workerLeaseMs,
     events: {
       onQueueWork(listener) {
         wakeUps.on('work', listener);
@@ -35,7 +43,7 @@ async function main(): Promise<void> {
       void (async () => {
         clearInterval(beat);
         await worker.stop();
-        await db.close();
+        await pool.end();
         port.close();
       })();
   });

@@ -1,8 +1,8 @@
-import path from 'node:path';
-import { Worker as Thread } from 'node:worker_threads';
+import type { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config';
 import type { EventHub } from '../events/hub';
+import { startThread } from '../threads';
 import type { Worker } from './worker';
 
 export type BackgroundWorker = Pick<Worker, 'pollIntervalMs' | 'lastActiveAt' | 'start' | 'stop'>;
@@ -34,17 +34,13 @@ export function startWorkerThread(options: {
   let lastActiveAt: number | undefined;
   let unsubscribe: (() => void) | undefined;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
-  // Built, the entry is JavaScript; under `npm run dev` (tsx) it is TypeScript and is loaded through tsx.
-  const entry = path.join(__dirname, `worker-thread.entry${path.extname(__filename)}`);
   return {
     pollIntervalMs,
     lastActiveAt: () => lastActiveAt,
     start() {
       if (thread) return;
       const workerData: WorkerThreadData = { config: options.config, encryptionKey: options.encryptionKey };
-      thread = entry.endsWith('.ts')
-        ? new Thread(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, { eval: true, workerData })
-        : new Thread(entry, { workerData });
+      thread = startThread(__dirname, 'worker-thread', workerData);
       exited = new Promise((resolve) => thread!.once('exit', resolve));
       thread.on('message', (message: WorkerThreadMessage) => {
         if (message.type === 'beat') lastActiveAt = message.lastActiveAt;

@@ -9,7 +9,8 @@ import { QUEUE_CHANNEL } from './queue.service';
 import { nextStep, type AttemptOutcome } from './schedule';
 
 export type WorkerOptions = {
-  prisma: PrismaClient;
+  /** Raw SQL is all the worker needs (its thread runs it over plain pg, without Prisma's runtime). */
+  prisma: Pick<PrismaClient, '$queryRawUnsafe'>;
   secrets: SecretBox;
   logger: Logger;
   /** Wake-ups when work is queued in this process. */

@@ -27,14 +27,14 @@ export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly R
       }
       try {
         let body: Record<string, unknown> = {};
-        if (request.method !== 'GET') {
-          const text = serverContext.bodyText ?? '';
-          if (text.trim() !== '') assertJsonContentType(request);
-          body = parseJsonObject(text);
-        }
+        const text = request.method === 'GET' ? '' : (serverContext.bodyText ?? '');
+        if (text.trim() !== '') assertJsonContentType(request);
+        if (request.method !== 'GET') body = parseJsonObject(text);
         const { route, params } = match;
-        if (route.singleItemArg && !Object.hasOwn(body, route.singleItemArg)) {
-          body = Object.keys(body).length === 0 ? body : { [route.singleItemArg]: [body] };
+        let normalised = false;
+        if (route.singleItemArg && !Object.hasOwn(body, route.singleItemArg) && Object.keys(body).length > 0) {
+          body = { [route.singleItemArg]: [body] };
+          normalised = true;
         }
         const details = [
           ...(route.strictBody ? unknownBodyFields(options.schema, route, body) : []),
@@ -52,7 +52,8 @@ export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly R
           const headers = new fetchAPI.Headers(request.headers);
           headers.delete('content-length');
           headers.set('content-type', 'application/json');
-          setRequest(new fetchAPI.Request(request.url, { method: request.method, headers, body: JSON.stringify(body) }));
+          // A bulk body (megabytes) is passed on as it came unless it had to be reshaped.
+          setRequest(new fetchAPI.Request(request.url, { method: request.method, headers, body: normalised || text.trim() === '' ? JSON.stringify(body) : text }));
         }
       } catch (error) {
         if (!(error instanceof AppError)) throw error;

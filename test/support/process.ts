@@ -1,0 +1,51 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+
+export const ROOT = path.join(__dirname, '..', '..');
+const CLI = path.join(ROOT, 'src', 'cli', 'main.ts');
+// Node itself with tsx's loader (not the tsx wrapper, which would stand between a signal and the process).
+const NODE_ARGS = ['--import', 'tsx', CLI];
+
+export type CliResult = { code: number | null; stdout: string; stderr: string };
+
+/** `sync-gateway <args>` as a process of its own (through tsx, from the sources). */
+export function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...NODE_ARGS, ...args], { env, cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export type ServeProcess = { child: ChildProcessWithoutNullStreams; url: string; output: () => string; stop(signal?: NodeJS.Signals): Promise<void> };
+
+/** `sync-gateway serve`, resolved once it logs that it listens. */
+export function serveProcess(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...NODE_ARGS, 'serve'], { env, cwd: ROOT });
+    let output = '';
+    const onExit = (code: number | null) => reject(new Error(`serve exited with ${code}: ${output}`));
+    child.stdout.on('data', (d: Buffer) => {
+      output += d;
+      const line = output.split('\n').find((l) => l.includes('"sync-gateway listening"'));
+      if (!line) return;
+      child.off('close', onExit);
+      resolve({
+        child,
+        url: JSON.parse(line).url,
+        output: () => output,
+        stop: (signal = 'SIGTERM') =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once('close', () => done());
+            child.kill(signal);
+          }),
+      });
+    });
+    child.stderr.on('data', (d) => (output += d));
+    child.on('close', onExit);
+  });
+}
