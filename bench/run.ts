@@ -115,9 +115,10 @@ async function main(): Promise<void> {
     await withEmbeddedService(async (service) => {
       await seedPendingProducts(service, POLL_PRODUCTS);
       const loads = [];
-      for (let round = 0; round < ROUNDS; round++) loads.push(await pollRest(service));
+      for (let round = 0; round < ROUNDS; round++) loads.push(await pollRest(service, undefined, true));
       embedded.push({ scenario: 'poll', metric: 'req/s', value: median(loads.map((l) => l.reqPerSec)) });
       embedded.push({ scenario: 'poll', metric: 'p99 ms', value: median(loads.map((l) => l.p99Ms)) });
+      embedded.push({ scenario: 'poll', metric: 'requests timed out (10 s) per 20 s run', value: median(loads.map((l) => l.timeouts)) });
     });
   }
 

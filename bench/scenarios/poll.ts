@@ -28,8 +28,14 @@ export async function seedPendingProducts(service: Service, count: number): Prom
   }
 }
 
-export const pollRest = (service: Service, durationS = DURATION_S) =>
-  httpLoad({ url: `${service.url}/api/v1/updated-products?limit=${PAGE}`, connections: POLL_CONNECTIONS, durationS, headers: { authorization: `Bearer ${service.token}` } });
+export const pollRest = (service: Service, durationS = DURATION_S, allowTimeouts = false) =>
+  httpLoad({
+    url: `${service.url}/api/v1/updated-products?limit=${PAGE}`,
+    connections: POLL_CONNECTIONS,
+    durationS,
+    headers: { authorization: `Bearer ${service.token}` },
+    allowTimeouts,
+  });
 
 export const pollGraphql = (service: Service, durationS = DURATION_S) =>
   httpLoad({
