@@ -1,5 +1,6 @@
 import { getOperationAST, parse } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -34,6 +35,17 @@ export function createRateLimiters(
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/**
+ * Dashboards and clients repeat a handful of documents: each is parsed once to be classed. Bounded
+ * by size too (keys are whole documents; a huge one is parsed each time instead of kept).
+ */
+const operationClasses = new LRUCache<string, RateClass>({
+  max: 1_000,
+  maxSize: 2_000_000,
+  maxEntrySize: 20_000,
+  sizeCalculation: (_cls, key) => key.length,
+});
+
 /** A GraphQL query or subscription is a read and a mutation a write, whatever the HTTP method. */
 function classify(request: Request, bodyText: string | undefined, pathname: string, graphqlEndpoint: string): RateClass {
   if (pathname !== graphqlEndpoint) return READ_METHODS.has(request.method) ? 'read' : 'write';
@@ -42,8 +54,14 @@ function classify(request: Request, bodyText: string | undefined, pathname: stri
       request.method === 'GET'
         ? Object.fromEntries(new URL(request.url).searchParams)
         : (JSON.parse(bodyText ?? '') as { query?: string; operationName?: string });
-    if (!params.query) return 'read';
-    return getOperationAST(parse(params.query), params.operationName)?.operation === 'mutation' ? 'write' : 'read';
+    if (typeof params.query !== 'string' || !params.query) return 'read';
+    const key = `${params.operationName ?? ''}\u0000${params.query}`;
+    let cls = operationClasses.get(key);
+    if (cls === undefined) {
+      cls = getOperationAST(parse(params.query), params.operationName)?.operation === 'mutation' ? 'write' : 'read';
+      operationClasses.set(key, cls);
+    }
+    return cls;
   } catch {
     return 'read'; // not parseable: GraphQL answers it with a 400 without doing anything
   }
