@@ -30,8 +30,20 @@ export function writeReport(dir: string, results: Result[], context: Record<stri
     ...embedded.map((e) => `| ${e.scenario} | ${e.metric} | ${fmt(Math.round(e.value))} |`),
     END,
   ].join('\n');
-  const file = path.join(dir, 'RESULTS.md');
+  replaceBetween(path.join(dir, 'RESULTS.md'), START, END, table);
+  // The README quotes the headline numbers of the same run.
+  const headline = [
+    '| scenario | metric | service | ratio to baseline | target | met |',
+    '|---|---|---:|---:|---|---|',
+    ...results
+      .filter((r) => r.target !== null)
+      .map((r) => `| ${r.scenario} | ${r.metric} | ${fmt(r.value)} | ${r.ratio === null ? '' : `${fmt(Number(r.ratio.toFixed(2)))} ×`} | ${r.target} | ${r.pass ? 'yes' : 'no'} |`),
+  ].join('\n');
+  replaceBetween(path.join(dir, '..', 'README.md'), '<!-- headline:start -->', '<!-- headline:end -->', `<!-- headline:start -->\n${headline}\n<!-- headline:end -->`);
+}
+
+function replaceBetween(file: string, start: string, end: string, block: string): void {
   const current = readFileSync(file, 'utf8');
-  const next = current.includes(START) ? current.slice(0, current.indexOf(START)) + table + current.slice(current.indexOf(END) + END.length) : `${current}\n${table}\n`;
-  writeFileSync(file, next);
+  if (!current.includes(start) || !current.includes(end)) throw new Error(`${file} lacks the ${start} … ${end} markers`);
+  writeFileSync(file, current.slice(0, current.indexOf(start)) + block + current.slice(current.indexOf(end) + end.length));
 }
