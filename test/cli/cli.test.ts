@@ -3,27 +3,15 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createPostgresDatabase } from '../support/database';
+import { runCli, serveProcess, type ServeProcess } from '../support/process';
 import { startReceiver } from '../support/receiver';
 
 const ROOT = path.join(__dirname, '..', '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 const CLI = path.join(ROOT, 'src', 'cli', 'main.ts');
 
-type Result = { code: number | null; stdout: string; stderr: string };
-
 /** Each CLI run starts a process and opens the store; with the other suites running beside it, that takes a while. */
 const CLI_TEST_TIMEOUT_MS = 240_000;
-
-function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = spawn(TSX, [CLI, ...args], { env, cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('sync-gateway CLI and server process (embedded PGlite)', () => {
   let dataDir: string;
@@ -173,21 +161,13 @@ describeWithPostgres('sync-gateway CLI on PostgreSQL (DATABASE_URL)', () => {
       LOG_LEVEL: 'info',
     };
     const run = (...args: string[]) => runCli(env, args);
-    let child: ChildProcessWithoutNullStreams | undefined;
+    let server: ServeProcess | undefined;
     try {
       expect(await run('migrate')).toMatchObject({ code: 0 });
       const token = (await run('token', 'create', '--name', 'erp')).stdout.trim().split('\n').pop()!;
       expect((await run('webhook', 'add', '--url', receiver.url, '--entity-type', 'product', '--direction', 'to_webshop', '--secret', 'a-secret-of-16-chars'))).toMatchObject({ code: 0 });
-      child = spawn(TSX, [CLI, 'serve'], { env, cwd: ROOT });
-      let output = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        child!.stdout.on('data', (d: Buffer) => {
-          output += d;
-          const line = output.split('\n').find((l) => l.includes('"sync-gateway listening"'));
-          if (line) resolve(JSON.parse(line).url);
-        });
-        child!.on('close', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
-      });
+      server = await serveProcess(env);
+      const url = server.url;
       const auth = { authorization: `Bearer ${token}` };
       const reported = await fetch(`${url}/api/v1/failures`, {
         method: 'POST',
@@ -207,12 +187,7 @@ describeWithPostgres('sync-gateway CLI on PostgreSQL (DATABASE_URL)', () => {
       }
       expect(metrics).toMatch(/sync_gateway_webhook_delivery_attempts_total\{outcome="completed"\} 1/);
     } finally {
-      if (child && child.exitCode === null) {
-        child.removeAllListeners('close');
-        const closed = new Promise((resolve) => child!.once('close', resolve));
-        child.kill('SIGTERM');
-        await closed;
-      }
+      await server?.stop();
       await receiver.close();
       await database.drop();
     }
