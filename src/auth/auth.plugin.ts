@@ -11,14 +11,18 @@ export type PublicRoute = { method: string; path: string };
 
 export type Authenticator = { prisma: PrismaClient; lastUsedResolutionMs: number; tokenCache?: TokenCache | undefined };
 
+/** The token of an `Authorization: Bearer <token>` header, if that is what the header holds. */
+export function bearerToken(header: string | null | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+}
+
 /**
  * The caller behind a request's bearer token, looked up once per request whichever plugin asks
  * first (the rate limiter keys on it, the auth gate enforces it).
  */
 export function authenticate(authenticator: Authenticator, serverContext: ServerContext, request: Request): Promise<AuthInfo | null> {
   serverContext.authLookup ??= (async () => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
-    const token = match?.[1];
+    const token = bearerToken(request.headers.get('authorization'));
     const auth = !token
       ? null
       : token.startsWith('sgs_')

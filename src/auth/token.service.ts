@@ -72,9 +72,10 @@ export async function verifyToken(
 ): Promise<AuthInfo | null> {
   if (!presented.startsWith(TOKEN_PREFIX) || presented.length > 200) return null;
   const presentedHash = hashToken(presented);
-  const cached = options.cache?.get(presentedHash.toString('hex'));
+  const presentedHex = presentedHash.toString('hex');
+  const cached = options.cache?.get(presentedHex);
   if (cached) return cached;
-  const row = await prisma.apiToken.findUnique({ where: { tokenHash: presentedHash.toString('hex') } });
+  const row = await prisma.apiToken.findUnique({ where: { tokenHash: presentedHex } });
   if (!row || row.revokedAt) return null;
   // The lookup is by hash already; the constant-time comparison keeps it so should the lookup change.
   if (!timingSafeEqual(Buffer.from(row.tokenHash, 'hex'), presentedHash)) return null;

@@ -23,9 +23,9 @@ export async function fetchPage<Row, Where>(args: PageArgs, where: Where, query:
 export const RECENT_ORDER = [{ updatedAt: 'desc' as const }, { id: 'desc' as const }];
 
 /**
- * A page of a change list: pending records, oldest change first with id breaking ties so that paging is stable (updated after `since`, and equal to `filter`'s
- * values), and each record's revision remembered so that the acknowledgement covers exactly what
- * was shown. The webshop polls this all day, so it is one statement, one round trip: page, total
+ * A page of a change list: pending records (updated after `since`, and equal to `filter`'s
+ * values), oldest change first with id breaking ties so that paging is stable, and each record's
+ * revision remembered so that the acknowledgement covers exactly what was shown. The webshop polls this all day, so it is one statement, one round trip: page, total
  * and the listing mark together, in one snapshot. Rows come back in the Prisma model's shape.
  * `filter`'s keys are column names written in the code, never input.
  */

@@ -5,6 +5,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { App } from '../app';
+import { bearerToken } from '../auth/auth.plugin';
 import { verifyToken, type AuthInfo } from '../auth/token.service';
 
 type Extra = { auth?: AuthInfo; requestId?: string };
@@ -23,7 +24,7 @@ export function attachGraphqlWs(
     {
       async onConnect(ctx) {
         const header = String(ctx.connectionParams?.authorization ?? '');
-        const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+        const token = bearerToken(header);
         const auth = token ? await verifyToken(options.prisma, token, { lastUsedResolutionMs: options.lastUsedResolutionMs }) : null;
         if (!auth) return false; // closes with 4403 Forbidden
         ctx.extra.auth = auth;

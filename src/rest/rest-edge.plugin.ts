@@ -8,8 +8,8 @@ import { API_BASE, createRouteMatcher, type RestRoute } from './route-table';
 
 /**
  * The thin HTTP edge in front of SOFA: only routes of the table exist, bodies (already size- and
- * depth-checked by the body-limits plugin) are parsed once and normalised (a bare product object becomes {products: [it]}), and arguments are
- * validated with field names. SOFA sees only requests it can execute.
+ * depth-checked by the body-limits plugin) are parsed and normalised (a bare product object
+ * becomes {products: [it]}), and arguments are validated with field names. SOFA sees only requests it can execute.
  */
 export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly RestRoute[] }): Plugin<object, ServerContext> {
   const matcher = createRouteMatcher(options.routes);

@@ -5,9 +5,8 @@ import type { PageShape } from '../graphql/pages';
 import type { PageArgs } from '../changes/pagination';
 import { changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
-import { inTransaction } from '../changes/tracked-sync';
+import { inTransaction, type RecordOutcome } from '../changes/tracked-sync';
 import type { SqlRunner } from '../changes/tracked-table';
-import type { RecordOutcome } from '../changes/tracked-sync';
 import { MAX_STOCKS_PER_REQUEST, stockInput, type StockInput } from './stock.input';
 
 /**
@@ -25,22 +24,22 @@ export async function syncStocks(prisma: PrismaClient, records: readonly unknown
     const earlier = byKey.get(k);
     byKey.set(k, earlier ? { ...earlier, ...definedOnly(value) } : value);
   }
-  const byShape = new Map<string, StockInput[]>();
+  const byShape = new Map<string, { shape: Shape; entries: StockInput[] }>();
   // In key order, so that two lists written at once lock their common rows in the same order.
-  const sortedKeys = [...byKey.keys()].sort();
-  for (const entry of sortedKeys.map((k) => byKey.get(k)!)) {
+  for (const key of [...byKey.keys()].sort()) {
+    const entry = byKey.get(key)!;
     const shape = shapeOf(entry);
     const group = byShape.get(shape.key);
-    if (group) group.push(entry);
-    else byShape.set(shape.key, [entry]);
+    if (group) group.entries.push(entry);
+    else byShape.set(shape.key, { shape, entries: [entry] });
   }
   let created = 0;
   let written = 0;
   // One transaction: a list is applied whole or not at all, even when it takes several statements.
   if (byShape.size > 0) {
     await inTransaction(prisma, async (tx) => {
-      for (const entries of byShape.values()) {
-        const counts = await upsertStocks(tx, shapeOf(entries[0]!), entries);
+      for (const { shape, entries } of byShape.values()) {
+        const counts = await upsertStocks(tx, shape, entries);
         created += counts.created;
         written += counts.written;
       }
