@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../generated/prisma/client';
+import { releaseBulkParameters } from '../db/prisma-debug-history';
 import { changedFieldNames, mergeFields, type FieldMap } from './diff';
 import { pendingFieldsSql, type SqlRunner, type TrackedTableName } from './tracked-table';
 
@@ -46,12 +47,17 @@ class ConcurrentInsertError extends Error {}
  * ids first (the retry then sees and updates that row).
  */
 export async function inTransaction<T>(prisma: PrismaClient, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await prisma.$transaction((tx) => work(tx), { maxWait: 30_000, timeout: 120_000 });
-    } catch (error) {
-      if (!(error instanceof ConcurrentInsertError) || attempt >= MAX_ATTEMPTS) throw error;
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await prisma.$transaction((tx) => work(tx), { maxWait: 30_000, timeout: 120_000 });
+      } catch (error) {
+        if (!(error instanceof ConcurrentInsertError) || attempt >= MAX_ATTEMPTS) throw error;
+      }
     }
+  } finally {
+    // The batch went to SQL as bulk parameters: do not let Prisma's debug history keep them.
+    releaseBulkParameters();
   }
 }
 

@@ -1,5 +1,6 @@
 import type { PrismaClient, SyncFailure } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
+import { releaseBulkParameters } from '../db/prisma-debug-history';
 import { parseInput } from '../errors/zod-details';
 import type { EventHub } from '../events/hub';
 import type { PageShape } from '../graphql/pages';
@@ -37,6 +38,8 @@ export async function reportFailure(
     f.raw_data != null ? JSON.stringify(f.raw_data) : null,
     directionFor(f.source),
   );
+  // raw_data may be megabytes: do not let Prisma's debug history keep it.
+  if (f.raw_data != null) releaseBulkParameters();
   const { id, deliveries } = row!;
   if (deliveries > 0) events.signalQueueWork();
   events.publishFailure({
