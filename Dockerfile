@@ -8,7 +8,7 @@ RUN npm install --ignore-scripts --no-audit --no-fund
 COPY prisma.config.ts tsconfig.json tsconfig.build.json ./
 COPY prisma ./prisma
 COPY src ./src
-RUN npm run generate && npm run build && npm prune --omit=dev
+RUN npm run generate && npm run build && npm run build:console && npm prune --omit=dev
 
 # Run: production dependencies, compiled code and the migrations only, as a non-root user.
 FROM node:20-bookworm-slim

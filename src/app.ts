@@ -1,6 +1,7 @@
 import { useSofa } from '@graphql-yoga/plugin-sofa';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { useAdminConsole } from './admin/console.plugin';
 import { useBearerAuth } from './auth/auth.plugin';
 import { createTokenCache } from './auth/token-cache';
 import type { AppConfig } from './config';
@@ -34,7 +35,10 @@ import { sofaConfig } from './rest/sofa';
 export type App = YogaServerInstance<ServerContext, RequestContext>;
 
 export type AppDeps = {
-  config: Pick<AppConfig, 'maxBodyBytes' | 'tokenLastUsedResolutionMs' | 'tokenCacheTtlMs' | 'trustProxy' | 'graphqlLimits' | 'corsOrigins'>;
+  config: Pick<AppConfig, 'maxBodyBytes' | 'tokenLastUsedResolutionMs' | 'tokenCacheTtlMs' | 'trustProxy' | 'graphqlLimits' | 'corsOrigins'> & {
+    /** The admin console's build; tests point it at a fixture. Default: dist/console. */
+    consoleDir?: string;
+  };
   /** Shared through Redis between replicas when the server has REDIS_URL. */
   rateLimiters: RateLimiters;
   accounts: Omit<AccountDeps, 'prisma'>;
@@ -118,6 +122,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         onRejected: metrics.rateLimitRejected,
       }),
       usePublicRoutes(publicDocuments),
+      useAdminConsole(config.consoleDir),
       useBearerAuth({
         ...authenticator,
         publicRoutes: [

@@ -5,6 +5,7 @@ import {
   confirmPasswordReset,
   listAccounts,
   login,
+  logout,
   register,
   requestPasswordReset,
   type AccountView,
@@ -65,6 +66,11 @@ builder.mutationFields((t) => ({
     description: 'Sets a new password with a reset token; ends the sessions opened with the old one.',
     args: { token: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => confirmPasswordReset(ctx.accounts, args, ctx.clientIp),
+  }),
+  logout: t.field({
+    type: Success,
+    description: 'Ends the calling admin session at once (FORBIDDEN for an API token).',
+    resolve: (_root, _args, ctx) => logout(ctx.prisma, ctx.auth),
   }),
   approveAccount: t.field({
     type: AdminAccount,

@@ -91,7 +91,14 @@ export async function verifySession(prisma: PrismaClient, token: string): Promis
   if (!token.startsWith(SESSION_PREFIX) || token.length > 200) return null;
   const session = await prisma.adminSession.findUnique({ where: { tokenHash: sha256(token) }, include: { account: true } });
   if (!session || session.revokedAt || session.expiresAt.getTime() <= Date.now() || session.account.status !== 'active') return null;
-  return { key: `session:${session.tokenHash.slice(0, 32)}`, name: session.account.email, role: 'admin' };
+  return { key: `session:${session.tokenHash.slice(0, 32)}`, name: session.account.email, role: 'admin', sessionTokenHash: session.tokenHash };
+}
+
+/** Ends the caller's own session; an API token cannot sign out. */
+export async function logout(prisma: PrismaClient, auth: AuthInfo | null): Promise<{ success: true }> {
+  if (!auth?.sessionTokenHash) throw new AppError('FORBIDDEN', 'Only an admin session can sign out; revoke API tokens instead');
+  await prisma.adminSession.updateMany({ where: { tokenHash: auth.sessionTokenHash, revokedAt: null }, data: { revokedAt: new Date() } });
+  return { success: true };
 }
 
 export async function register(deps: AccountDeps, input: { email: string; password: string }, ip: string) {

@@ -8,7 +8,8 @@ export function createMailer(options: { smtpUrl?: string | undefined; from: stri
   const text = (token: string) =>
     `Someone asked to reset the password of this sync-gateway admin account.\n\n` +
     `Reset token (valid for one hour, usable once): ${token}\n\n` +
-    `Use it with POST /api/v1/auth/password-reset/confirm {"token": "...", "password": "..."}.\n` +
+    `Enter it under "Set a new password" in the admin console (/admin/?reset=<token>), or send it with\n` +
+    `POST /api/v1/auth/password-reset/confirm {"token": "...", "password": "..."}.\n` +
     `If you did not ask for this, ignore this message.`;
   if (!options.smtpUrl) {
     return {

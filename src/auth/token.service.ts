@@ -7,7 +7,13 @@ import type { TokenCache } from './token-cache';
  * Who is calling: an API token or an admin session. `key` identifies it for rate limiting; it is
  * unique across databases too (a Redis may count for more than one deployment).
  */
-export type AuthInfo = { key: string; name: string; role: TokenRole };
+export type AuthInfo = {
+  key: string;
+  name: string;
+  role: TokenRole;
+  /** Set for an admin session (not an API token): what signing out revokes. */
+  sessionTokenHash?: string;
+};
 
 export type TokenSummary = {
   id: number;

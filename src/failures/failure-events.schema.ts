@@ -7,10 +7,11 @@ const EventErrorDetail = builder.objectRef<{ field: string; message: string }>('
   fields: (t) => ({ field: t.exposeString('field'), message: t.exposeString('message') }),
 });
 
-/** The sync_failure event, field for field the webhook payload of SPEC 6.2. */
+/** The sync_failure event: the webhook payload of SPEC 6.2 field for field, plus the failure's id. */
 const SyncFailureEventType = builder.objectRef<SyncFailureEvent>('SyncFailureEvent').implement({
   fields: (t) => ({
     event: t.exposeString('event'),
+    failure_id: t.exposeInt('failure_id', { description: 'The stored failure, for failure(id) and resolveFailure (not part of the webhook payload).' }),
     entity_type: t.exposeString('entity_type'),
     external_id: t.exposeString('external_id', { nullable: true }),
     source: t.exposeString('source'),

@@ -37,6 +37,8 @@ export type FailureInput = z.infer<typeof failureInput>;
 /** The webhook payload of SPEC 6.2, exactly. */
 export type SyncFailureEvent = {
   event: 'sync_failure';
+  /** The stored failure (not in the webhook payload): what `failure(id)` and resolveFailure take. */
+  failure_id: number;
   entity_type: string;
   external_id: string | null;
   source: string;

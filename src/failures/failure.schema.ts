@@ -8,9 +8,11 @@ import {
   acknowledgeUpdate,
   getFailure,
   listFailures,
+  openFailureCounts,
   reportFailure,
   resolveFailure,
   type AckEntityType,
+  type OpenFailureCount,
 } from './failure.service';
 
 const FailureStatus = builder.enumType('FailureStatus', { values: FAILURE_STATUSES });
@@ -78,7 +80,21 @@ const AckUpdateResult = builder
 
 const caller = (ctx: { auth: { name: string } | null }) => ctx.auth?.name ?? 'unknown';
 
+const OpenFailureCountRef = builder.objectRef<OpenFailureCount>('OpenFailureCount').implement({
+  description: 'Open failures of one entity type reported by one source.',
+  fields: (t) => ({
+    entity_type: t.expose('entity_type', { type: FailureEntityType }),
+    source: t.expose('source', { type: FailureSource }),
+    open: t.exposeInt('open'),
+  }),
+});
+
 builder.queryFields((t) => ({
+  openFailureCounts: t.field({
+    type: [OpenFailureCountRef],
+    description: 'Open failures per entity type and source, every combination listed (zeros included).',
+    resolve: (_root, _args, ctx) => openFailureCounts(ctx.prisma),
+  }),
   failures: t.field({
     type: pageOf('SyncFailurePage', SyncFailure),
     description: 'Reported failures, newest first, without raw_data.',

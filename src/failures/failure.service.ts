@@ -8,7 +8,7 @@ import type { PageArgs } from '../changes/pagination';
 import { fetchPage } from '../changes/pages';
 import { acknowledge, type TrackedTableName } from '../changes/tracked-table';
 import { enqueueDeliveriesSql } from '../queue/queue.service';
-import { directionFor, failureInput, type SyncFailureEvent } from './failure.input';
+import { directionFor, FAILURE_ENTITY_TYPES, FAILURE_SOURCES, failureInput, type SyncFailureEvent } from './failure.input';
 
 /**
  * Stores a failure (open) and one delivery per matching active webhook configuration, in one
@@ -44,6 +44,7 @@ export async function reportFailure(
   if (deliveries > 0) events.signalQueueWork();
   events.publishFailure({
     event: 'sync_failure',
+    failure_id: row!.id,
     entity_type: row!.entity_type,
     external_id: row!.external_id,
     source: row!.source,
@@ -87,6 +88,21 @@ export function listFailures(
       prisma.syncFailure.findMany({ where: w, omit: { rawData: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
     count: (w) => prisma.syncFailure.count({ where: w }),
   });
+}
+
+export type OpenFailureCount = {
+  entity_type: (typeof FAILURE_ENTITY_TYPES)[number];
+  source: (typeof FAILURE_SOURCES)[number];
+  open: number;
+};
+
+/** Open failures per entity type and source, every combination present (zeros included). */
+export async function openFailureCounts(prisma: PrismaClient): Promise<OpenFailureCount[]> {
+  const rows = await prisma.syncFailure.groupBy({ by: ['entityType', 'source'], where: { status: 'open' }, _count: { _all: true } });
+  const open = new Map(rows.map((r) => [`${r.entityType}/${r.source}`, r._count._all]));
+  return FAILURE_ENTITY_TYPES.flatMap((entity_type) =>
+    FAILURE_SOURCES.map((source) => ({ entity_type, source, open: open.get(`${entity_type}/${source}`) ?? 0 })),
+  );
 }
 
 export async function getFailure(prisma: PrismaClient, id: number): Promise<SyncFailure> {

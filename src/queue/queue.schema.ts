@@ -1,6 +1,16 @@
 import { builder } from '../graphql/builder';
 import { pageArgs, pageOf } from '../graphql/pages';
-import { listQueueItems, queueStats, QUEUE_STATUSES, retryFailedItems, retryQueueItem, type QueueStatus } from './queue.service';
+import {
+  deliveriesPerMinute,
+  listQueueItems,
+  MAX_RATE_MINUTES,
+  queueStats,
+  QUEUE_STATUSES,
+  retryFailedItems,
+  retryQueueItem,
+  type DeliveryMinute,
+  type QueueStatus,
+} from './queue.service';
 
 const QueueStatusEnum = builder.enumType('QueueStatus', { values: QUEUE_STATUSES });
 
@@ -36,6 +46,15 @@ const QueueStats = builder
     }),
   });
 
+const DeliveryMinuteRef = builder.objectRef<DeliveryMinute>('DeliveryMinute').implement({
+  description: 'Deliveries that finished within one minute.',
+  fields: (t) => ({
+    minute: t.expose('minute', { type: 'DateTime', description: 'Start of the minute.' }),
+    delivered: t.exposeInt('delivered', { description: 'Items delivered (2xx) in this minute.' }),
+    failed: t.exposeInt('failed', { description: 'Items that used up their attempts in this minute.' }),
+  }),
+});
+
 const RetryFailedResult = builder.objectRef<{ retried: number }>('RetryFailedResult').implement({
   fields: (t) => ({ retried: t.exposeInt('retried') }),
 });
@@ -44,6 +63,12 @@ builder.queryFields((t) => ({
   outboundQueueStats: t.field({
     type: QueueStats,
     resolve: (_root, _args, ctx) => queueStats(ctx.prisma),
+  }),
+  deliveriesPerMinute: t.field({
+    type: [DeliveryMinuteRef],
+    description: `Deliveries finished per minute over the last \`minutes\` minutes (default 15, at most ${MAX_RATE_MINUTES}), oldest first, the current minute last.`,
+    args: { minutes: t.arg.int({ defaultValue: 15 }) },
+    resolve: (_root, args, ctx) => deliveriesPerMinute(ctx.prisma, args.minutes ?? 15),
   }),
   outboundQueue: t.field({
     type: pageOf('OutboundQueuePage', OutboundQueueItem),

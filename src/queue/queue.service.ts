@@ -39,6 +39,37 @@ export async function queueStats(prisma: PrismaClient): Promise<Record<QueueStat
   return stats;
 }
 
+export type DeliveryMinute = { minute: Date; delivered: number; failed: number };
+
+/**
+ * Deliveries finished in each of the last `minutes` whole minutes, oldest first, zeros included:
+ * `delivered` items completed, `failed` items that used up their attempts in that minute.
+ */
+export async function deliveriesPerMinute(prisma: PrismaClient, minutes: number): Promise<DeliveryMinute[]> {
+  if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_RATE_MINUTES) {
+    throw validationFailed([{ field: 'minutes', message: `Must be an integer from 1 to ${MAX_RATE_MINUTES}` }]);
+  }
+  return prisma.$queryRawUnsafe<DeliveryMinute[]>(
+    `WITH window_start AS (SELECT date_trunc('minute', now()) - ($1::int - 1) * interval '1 minute' AS t),
+     finished AS (
+       SELECT date_trunc('minute', completed_at) AS minute, 'completed' AS status FROM outbound_queue_items, window_start
+        WHERE status = 'completed' AND completed_at >= window_start.t
+       UNION ALL
+       SELECT date_trunc('minute', updated_at), 'failed' FROM outbound_queue_items, window_start
+        WHERE status = 'failed' AND updated_at >= window_start.t
+     )
+     SELECT m.minute,
+            (count(f.minute) FILTER (WHERE f.status = 'completed'))::int AS delivered,
+            (count(f.minute) FILTER (WHERE f.status = 'failed'))::int AS failed
+       FROM window_start, generate_series(window_start.t, date_trunc('minute', now()), interval '1 minute') AS m(minute)
+       LEFT JOIN finished f ON f.minute = m.minute
+      GROUP BY m.minute ORDER BY m.minute`,
+    minutes,
+  );
+}
+
+export const MAX_RATE_MINUTES = 24 * 60;
+
 export function listQueueItems(
   prisma: PrismaClient,
   filter: { status?: QueueStatus | null },

@@ -134,4 +134,14 @@ describe.each(backends)('admin accounts on %s', (backend) => {
     expect(limited.body.error.code).toBe('RATE_LIMITED');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
   });
+
+  it('signs a session out for good; an API token cannot sign out', async () => {
+    const session = (await loginAs('ops@example.com', PASSWORD)).body.token;
+    const asSession = (query: string) => api.request('POST', '/graphql', { token: session, body: { query } });
+    expect((await asSession('mutation { logout { success } }')).body.data).toEqual({ logout: { success: true } });
+    expect((await asSession('{ apiTokens { id } }')).status).toBe(401);
+
+    const denied = await api.graphql('mutation { logout { success } }');
+    expect(denied.body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
 });

@@ -144,4 +144,25 @@ describe.each(backends)('failures over REST on %s', (backend) => {
     expect((await ctx.api.request('POST', '/api/v1/updates/product/999999/ack')).status).toBe(404);
     expect((await ctx.api.request('POST', '/api/v1/updates/invoice/1/ack')).status).toBe(400);
   });
+
+  it('counts open failures per entity type and source for the dashboard, zeros included', async () => {
+    await ctx.db.prisma.syncFailure.deleteMany();
+    const report = (entity_type: string, source: string) =>
+      ctx.api.request('POST', '/api/v1/failures', { body: { entity_type, source, external_id: 'X-1', error_message: 'broken' } });
+    await report('product', 'erp');
+    await report('product', 'erp');
+    await report('partner', 'webshop');
+    const resolved = await report('sale_order', 'erp');
+    await ctx.api.request('POST', `/api/v1/failures/${resolved.body.id}/resolve`, { body: {} });
+
+    const res = await ctx.api.graphql('{ openFailureCounts { entity_type source open } }');
+    expect(res.body.data.openFailureCounts).toEqual([
+      { entity_type: 'product', source: 'erp', open: 2 },
+      { entity_type: 'product', source: 'webshop', open: 0 },
+      { entity_type: 'partner', source: 'erp', open: 0 },
+      { entity_type: 'partner', source: 'webshop', open: 1 },
+      { entity_type: 'sale_order', source: 'erp', open: 0 },
+      { entity_type: 'sale_order', source: 'webshop', open: 0 },
+    ]);
+  });
 });

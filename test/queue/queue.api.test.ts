@@ -72,4 +72,34 @@ describe.each(backends)('outbound queue over REST on %s', (backend) => {
     await asAdmin(`mutation { removeWebhookConfig(id: ${id}) { id } }`);
     expect(await ctx.db.prisma.webhookConfig.count()).toBe(0);
   });
+
+  it('counts deliveries per minute for the dashboard, zeros included, current minute last', async () => {
+    await ctx.db.prisma.outboundQueueItem.deleteMany();
+    const now = Date.now();
+    const minutesAgo = (m: number) => new Date(now - m * 60_000);
+    const items: Array<{ status: string; completedAt?: Date; updatedAt?: Date }> = [
+      { status: 'completed', completedAt: minutesAgo(0) },
+      { status: 'completed', completedAt: minutesAgo(0) },
+      { status: 'completed', completedAt: minutesAgo(2) },
+      { status: 'failed', updatedAt: minutesAgo(2) },
+      { status: 'completed', completedAt: minutesAgo(30) }, // outside the window
+      { status: 'pending' },
+    ];
+    for (const [i, item] of items.entries()) {
+      await ctx.db.prisma.outboundQueueItem.create({ data: { ...item, messageId: `msg_rate_${backend}_${i}`, payload: {} } });
+    }
+    const res = await ctx.api.graphql('{ deliveriesPerMinute(minutes: 5) { minute delivered failed } }');
+    const minutes: Array<{ minute: string; delivered: number; failed: number }> = res.body.data.deliveriesPerMinute;
+    expect(minutes).toHaveLength(5);
+    const starts = minutes.map((m) => Date.parse(m.minute));
+    for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBe(60_000);
+    // The same minute boundaries as the database's clock, which may be a minute on from ours.
+    const at = (date: Date) => minutes.find((m) => Date.parse(m.minute) === Math.floor(date.getTime() / 60_000) * 60_000);
+    expect(at(minutesAgo(0))).toMatchObject({ delivered: 2, failed: 0 });
+    expect(at(minutesAgo(2))).toMatchObject({ delivered: 1, failed: 1 });
+    expect(minutes.reduce((n, m) => n + m.delivered, 0)).toBe(3);
+
+    const tooMany = await ctx.api.graphql('{ deliveriesPerMinute(minutes: 0) { minute } }');
+    expect(tooMany.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'minutes', message: expect.any(String) }] });
+  });
 });

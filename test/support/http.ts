@@ -45,6 +45,7 @@ export async function startTestServer(
     corsOrigins?: string[];
     tokenCacheTtlMs?: number;
     accounts?: Partial<Omit<AccountDeps, 'prisma'>>;
+    consoleDir?: string;
   } = {},
 ): Promise<TestServer> {
   const events = options.events ?? createEventHub();
@@ -62,6 +63,7 @@ export async function startTestServer(
       trustProxy: options.trustProxy ?? false,
       graphqlLimits: loadConfig({}).graphqlLimits,
       corsOrigins: options.corsOrigins ?? [],
+      ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
     },
     // Tests send many requests per minute; the rate-limit tests pass their own limiters.
     rateLimiters: options.rateLimiters ?? createRateLimiters({ readPerMinute: 1_000_000, writePerMinute: 1_000_000 }),

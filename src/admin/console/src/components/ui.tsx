@@ -1,0 +1,77 @@
+import type { CombinedError } from '@urql/core';
+import type { ComponentChildren } from 'preact';
+
+/** Shared bits of the console's pages. */
+
+export function ErrorNote({ error }: { error: CombinedError | Error | string | undefined | null }) {
+  if (!error) return null;
+  const message =
+    typeof error === 'string'
+      ? error
+      : 'graphQLErrors' in error && error.graphQLErrors.length > 0
+        ? error.graphQLErrors.map((e) => e.message).join('; ')
+        : error.message;
+  return (
+    <p class="error" role="alert">
+      {message}
+    </p>
+  );
+}
+
+export function Notice({ children }: { children: ComponentChildren }) {
+  return (
+    <p class="notice" role="status">
+      {children}
+    </p>
+  );
+}
+
+export function time(value: string | null | undefined): string {
+  if (!value) return '—';
+  return new Date(value).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+}
+
+export function Pager({ meta, onOffset }: { meta: { total: number; limit: number; offset: number }; onOffset: (offset: number) => void }) {
+  const last = Math.min(meta.offset + meta.limit, meta.total);
+  return (
+    <div class="pager">
+      <button type="button" disabled={meta.offset === 0} onClick={() => onOffset(Math.max(0, meta.offset - meta.limit))}>
+        Previous
+      </button>
+      <span>
+        {meta.total === 0 ? 0 : meta.offset + 1}–{last} of {meta.total}
+      </span>
+      <button type="button" disabled={last >= meta.total} onClick={() => onOffset(meta.offset + meta.limit)}>
+        Next
+      </button>
+    </div>
+  );
+}
+
+export function Select<T extends string>({
+  label,
+  value,
+  options,
+  onChange,
+  empty,
+}: {
+  label: string;
+  value: T | '';
+  options: readonly T[];
+  onChange: (value: T | '') => void;
+  empty?: string;
+}) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange((e.currentTarget.value || '') as T | '')}>
+        {empty !== undefined && <option value="">{empty}</option>}
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

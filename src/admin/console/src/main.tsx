@@ -1,0 +1,56 @@
+import { Provider } from '@urql/preact';
+import { render } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { LocationProvider, Route, Router } from 'preact-iso';
+import { createGraphqlClient } from './client';
+import { Layout } from './components/Layout';
+import { Accounts } from './pages/Accounts';
+import { FailureDetail, Failures } from './pages/Failures';
+import { Overview } from './pages/Overview';
+import { Queue } from './pages/Queue';
+import { SignIn } from './pages/SignIn';
+import { Tokens } from './pages/Tokens';
+import { Webhooks } from './pages/Webhooks';
+import { currentSession, onSessionChange } from './session';
+import './styles.css';
+
+function NotFound() {
+  return (
+    <section class="card">
+      <h2>Not found</h2>
+      <a href="/admin/">Back to the overview</a>
+    </section>
+  );
+}
+
+function App() {
+  const [session, setSession] = useState(currentSession);
+  useEffect(() => onSessionChange(setSession), []);
+  // A new client per session: nothing one admin saw stays in the cache for the next.
+  const client = useMemo(() => createGraphqlClient(), [session?.token]);
+  return (
+    <Provider value={client}>
+      {!session ? (
+        <SignIn />
+      ) : (
+        <LocationProvider>
+          <Layout session={session}>
+            <Router>
+              <Route path="/admin" component={Overview} />
+              <Route path="/admin/" component={Overview} />
+              <Route path="/admin/failures" component={Failures} />
+              <Route path="/admin/failures/:id" component={FailureDetail} />
+              <Route path="/admin/queue" component={Queue} />
+              <Route path="/admin/webhooks" component={Webhooks} />
+              <Route path="/admin/tokens" component={Tokens} />
+              <Route path="/admin/accounts" component={Accounts} />
+              <Route default component={NotFound} />
+            </Router>
+          </Layout>
+        </LocationProvider>
+      )}
+    </Provider>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,89 @@
+import { useMutation, useQuery } from '@urql/preact';
+import { useState } from 'preact/hooks';
+import { API_TOKENS, CREATE_TOKEN, REVOKE_TOKEN, type ApiToken } from '../api';
+import { ErrorNote, Select, time } from '../components/ui';
+
+const ROLES = ['integration', 'admin'] as const;
+
+export function Tokens() {
+  const [{ data, error }, reload] = useQuery<{ apiTokens: ApiToken[] }>({ query: API_TOKENS });
+  const [created, create] = useMutation<{ createApiToken: { token: string; apiToken: ApiToken } }>(CREATE_TOKEN);
+  const [revoked, revoke] = useMutation(REVOKE_TOKEN);
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<(typeof ROLES)[number]>('integration');
+  const refresh = () => reload({ requestPolicy: 'network-only' });
+  const fresh = created.data?.createApiToken;
+  return (
+    <section class="card">
+      <h2>API tokens</h2>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create({ name: name.trim(), role }).then((r) => {
+            if (!r.error) {
+              setName('');
+              refresh();
+            }
+          });
+        }}
+      >
+        <label>
+          Name
+          <input required value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="webshop-production" maxLength={100} />
+        </label>
+        <Select label="Role" value={role} options={ROLES} onChange={(r) => r && setRole(r)} />
+        <button type="submit" disabled={created.fetching}>
+          Create token
+        </button>
+      </form>
+      {fresh && (
+        <div class="secret-once" role="status">
+          <p>
+            Token <strong>{fresh.apiToken.name}</strong> created. Copy it now: it is shown only this once.
+          </p>
+          <code data-testid="new-token">{fresh.token}</code>
+        </div>
+      )}
+      <ErrorNote error={error ?? created.error ?? revoked.error} />
+      <table class="list">
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>Name</th>
+            <th>Role</th>
+            <th>Created</th>
+            <th>Last used</th>
+            <th>Revoked</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {data?.apiTokens.map((t) => (
+            <tr key={t.id} data-token-name={t.name}>
+              <td>{t.id}</td>
+              <td>{t.name}</td>
+              <td>{t.role}</td>
+              <td>{time(t.createdAt)}</td>
+              <td>{time(t.lastUsedAt)}</td>
+              <td>{t.revokedAt ? time(t.revokedAt) : '—'}</td>
+              <td>
+                {!t.revokedAt && (
+                  <button
+                    type="button"
+                    class="danger"
+                    onClick={() => {
+                      if (confirm(`Revoke ${t.name}? Clients using it are refused at once.`)) void revoke({ idOrName: String(t.id) }).then(refresh);
+                    }}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,188 @@
+/**
+ * The admin console end to end: the built page (dist/console) served by the real application,
+ * driven in Debian's Chromium by playwright-core. Sign in, see a failure arrive live, resolve it,
+ * retry a queue item, create and revoke a token. With CONSOLE_SCREENSHOTS=<dir> it also saves
+ * screenshots of the main views (docs/console/ holds the committed ones).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CONSOLE_BUILD_DIR } from '../../src/admin/console.plugin';
+import { createAdminAccount } from '../../src/accounts/account.service';
+import { createWebhook } from '../../src/webhooks/webhook.service';
+import { openTestDatabase, type TestDatabase } from '../support/database';
+import { startTestServer, type TestServer } from '../support/http';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ADMIN = { email: 'ops@example.com', password: 'correct horse battery staple' };
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
+
+jest.setTimeout(120_000);
+
+describe('admin console in Chromium', () => {
+  let db: TestDatabase;
+  let api: TestServer;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    if (!existsSync(path.join(CONSOLE_BUILD_DIR, 'index.html'))) throw new Error('dist/console is not built: run `npm run build:console`');
+    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+    db = await openTestDatabase('pglite');
+    api = await startTestServer(db, { accounts: { registration: 'approval' } });
+    await createAdminAccount(db.prisma, ADMIN);
+    // Deliveries to this configuration go nowhere; no worker runs in the test server anyway.
+    await createWebhook(db.prisma, api.secrets, { url: 'http://127.0.0.1:9/hook', entityType: 'product', direction: 'to_erp', secret: 'whsec-e2e-0123456789' });
+    const synced = await api.request('POST', '/api/v1/products', {
+      body: { products: ['SKU-1', 'SKU-2', 'SKU-3'].map((external_id) => ({ external_id, name: `Product ${external_id}` })) },
+    });
+    expect(synced.status).toBe(200);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // The machine's network is closed: keep Chromium from calling home.
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page.on('dialog', (dialog) => void dialog.accept());
+    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+    await db?.close();
+  });
+
+  const shot = async (name: string) => {
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  };
+
+  it('refuses a wrong password, then signs in', async () => {
+    await page.goto(`${api.url}/admin/`);
+    await shot('sign-in');
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Invalid email or password' }).waitFor();
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Pending changes' }).waitFor();
+    expect(await page.locator('header .who').textContent()).toContain(ADMIN.email);
+    await page.getByTestId('pending-products').filter({ hasText: '3' }).waitFor();
+  });
+
+  it('shows a failure the moment it is reported, then resolves it', async () => {
+    // The live feed's SSE stream is open once its response has started.
+    const stream = page.waitForResponse((r) => r.url().endsWith('/graphql') && (r.headers()['content-type'] ?? '').startsWith('text/event-stream'));
+    await page.reload();
+    await stream;
+    await page.waitForTimeout(300);
+
+    const reported = await api.request('POST', '/api/v1/failures', {
+      body: {
+        entity_type: 'product',
+        source: 'webshop',
+        external_id: 'SKU-4711',
+        error_message: 'Price must not be negative',
+        error_details: [{ field: 'price', message: 'must be >= 0' }],
+        raw_data: { external_id: 'SKU-4711', price: -3, tags: ['sale'] },
+      },
+    });
+    expect(reported.status).toBe(201);
+    const id: number = reported.body.id;
+
+    const item = page.locator(`.live-feed li[data-failure-id="${id}"]`);
+    await item.waitFor({ timeout: 10_000 });
+    expect(await item.textContent()).toContain('Price must not be negative');
+    await page.getByTestId('open-product-webshop').filter({ hasText: '1' }).waitFor();
+    await shot('overview');
+
+    await item.getByRole('link').click();
+    await page.getByRole('heading', { name: `Failure #${id}` }).waitFor();
+    // raw_data pretty-printed (PostgreSQL's jsonb keeps its own key order)
+    const raw = (await page.locator('pre.raw').textContent())!;
+    expect(JSON.parse(raw)).toEqual({ external_id: 'SKU-4711', price: -3, tags: ['sale'] });
+    expect(raw).toContain('\n  "price": -3');
+    await shot('failure-detail');
+    await page.getByLabel('Note').fill('Fixed the price in the ERP');
+    await page.getByRole('button', { name: 'Resolve' }).click();
+    await page.locator('h2 .badge.resolved').waitFor();
+    expect(await page.locator('.facts').textContent()).toContain('Fixed the price in the ERP');
+
+    const stored = await db.prisma.syncFailure.findUniqueOrThrow({ where: { id } });
+    expect(stored).toMatchObject({ status: 'resolved', resolvedBy: ADMIN.email, resolutionNote: 'Fixed the price in the ERP' });
+
+    await page.getByRole('link', { name: 'Failures' }).first().click();
+    await page.getByLabel('Status').selectOption('all');
+    await page.locator(`tr[data-failure-id="${id}"] .badge.resolved`).waitFor();
+    await shot('failures');
+  });
+
+  it('retries a failed queue item', async () => {
+    // What the worker does when a delivery has used up its attempts.
+    const queued = await db.prisma.outboundQueueItem.findFirstOrThrow({ orderBy: { id: 'desc' } });
+    await db.prisma.outboundQueueItem.update({
+      where: { id: queued.id },
+      data: { status: 'failed', attempts: queued.maxAttempts, lastStatusCode: 503, lastError: 'Service Unavailable' },
+    });
+    await page.getByRole('link', { name: 'Queue' }).click();
+    await page.getByLabel('Status').selectOption('failed');
+    const row = page.locator(`tr[data-queue-id="${queued.id}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('HTTP 503');
+    await shot('queue');
+    await row.getByRole('button', { name: 'Retry' }).click();
+    await page.getByRole('status').filter({ hasText: `Item #${queued.id} put back in the queue` }).waitFor();
+    const retried = await db.prisma.outboundQueueItem.findUniqueOrThrow({ where: { id: queued.id } });
+    expect(retried).toMatchObject({ status: 'pending', attempts: 0 });
+  });
+
+  it('creates a token that works, shows it once, and revokes it', async () => {
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    await page.getByLabel('Name').fill('webshop-e2e');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = (await page.getByTestId('new-token').textContent())!.trim();
+    expect(token).toMatch(/^sgw_/);
+    await page.locator('tr[data-token-name="webshop-e2e"]').waitFor();
+    await shot('tokens');
+    expect((await api.request('GET', '/api/v1/updated-products', { token })).status).toBe(200);
+
+    // Shown once: after a reload the list has the token's name, never its value.
+    await page.reload();
+    await page.locator('tr[data-token-name="webshop-e2e"]').waitFor();
+    expect(await page.content()).not.toContain(token);
+
+    await page.locator('tr[data-token-name="webshop-e2e"]').getByRole('button', { name: 'Revoke' }).click();
+    await page.locator('tr[data-token-name="webshop-e2e"] button').waitFor({ state: 'detached' });
+    expect((await api.request('GET', '/api/v1/updated-products', { token })).status).toBe(401);
+  });
+
+  it('lists webhook configurations without their secrets', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.locator('tr[data-webhook-id]').first().waitFor();
+    expect(await page.content()).not.toContain('whsec-e2e-0123456789');
+    await shot('webhooks');
+  });
+
+  it('approves a pending registration', async () => {
+    const newcomer = 'new-ops@example.com';
+    const registered = await api.request('POST', '/api/v1/auth/register', { token: null, body: { email: newcomer, password: ADMIN.password } });
+    expect(registered.body).toMatchObject({ status: 'pending' });
+    await page.getByRole('link', { name: 'Accounts' }).click();
+    const row = page.locator(`tr[data-account-email="${newcomer}"]`);
+    await row.waitFor();
+    await shot('accounts');
+    await row.getByRole('button', { name: 'Approve' }).click();
+    await row.locator('.badge.active').waitFor();
+    expect(await db.prisma.adminAccount.findUniqueOrThrow({ where: { email: newcomer } })).toMatchObject({ status: 'active', approvedBy: ADMIN.email });
+  });
+
+  it('signs out: the session is revoked on the server, not only forgotten', async () => {
+    const session = await page.evaluate(() => sessionStorage.getItem('sync-gateway.session'));
+    const { token } = JSON.parse(session!) as { token: string };
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect((await api.request('POST', '/graphql', { token, body: { query: '{ apiTokens { id } }' } })).status).toBe(401);
+  });
+});
