@@ -1,7 +1,7 @@
 import { useSofa } from '@graphql-yoga/plugin-sofa';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { useAdminConsole } from './admin/console.plugin';
+import { CONSOLE_PATH, useAdminConsole } from './admin/console.plugin';
 import { useBearerAuth } from './auth/auth.plugin';
 import { createTokenCache } from './auth/token-cache';
 import type { AppConfig } from './config';
@@ -133,7 +133,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         publicGraphqlFields: PUBLIC_ACCOUNT_FIELDS,
         graphqlEndpoint: GRAPHQL_ENDPOINT,
       }),
-      useOps({ metrics, readiness, routes: restRoutes, fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)] }),
+      useOps({ metrics, readiness, routes: restRoutes, fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)], prefixPaths: [CONSOLE_PATH] }),
       useRestEdge({ schema, routes: restRoutes }),
       useSofa({
         ...sofaConfig(schema, restRoutes),

@@ -16,11 +16,15 @@ export function useOps(options: {
   readiness: () => Promise<Readiness>;
   routes: readonly RestRoute[];
   fixedPaths: readonly string[];
+  /** Trees of paths counted under one label, `<prefix>/*` (the admin console's files and routes). */
+  prefixPaths?: readonly string[];
 }): Plugin<object, ServerContext> {
   const matcher = createRouteMatcher(options.routes);
   const fixed = new Set([...options.fixedPaths, READY_PATH, METRICS_PATH]);
   const templateOf = (method: string, pathname: string): string => {
     if (fixed.has(pathname)) return pathname;
+    const prefix = options.prefixPaths?.find((p) => pathname === p || pathname.startsWith(`${p}/`));
+    if (prefix) return `${prefix}/*`;
     const match = matcher.match(method, pathname);
     return match && match !== 'method-not-allowed' ? fullPath(match.route) : 'other';
   };

@@ -74,6 +74,12 @@ describe('the admin console under /admin', () => {
     expect((await api.request('POST', '/graphql', { token: null, body: { query: '{ apiTokens { id } }' } })).status).toBe(401);
   });
 
+  it('counts its requests under one metrics label, whatever the file or route', async () => {
+    const text = (await api.request('GET', '/metrics')).text;
+    expect(text).toMatch(/sync_gateway_http_requests_total\{route="\/admin\/\*",method="GET",status="200"\} \d+/);
+    expect(text).not.toMatch(/route="\/admin\/assets/);
+  });
+
   it('says how to build the console when it is not built, instead of a blank page', async () => {
     const unbuilt = await startTestServer(db, { consoleDir: path.join(dir, 'does-not-exist') });
     try {
