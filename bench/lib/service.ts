@@ -84,10 +84,12 @@ function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   });
 }
 
-/** The node flags of `npm start`, so that the service runs exactly as a user starts it. */
-function startScriptNodeFlags(): string[] {
+/** The environment assignments and node flags of `npm start`, so that the service runs exactly as a user starts it. */
+function startScript(): { env: Record<string, string>; nodeFlags: string[] } {
   const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+  const words = start.split(/\s+/);
+  const assignments = words.filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word)).map((word) => word.split('=', 2) as [string, string]);
+  return { env: Object.fromEntries(assignments), nodeFlags: words.filter((word) => word.startsWith('--')) };
 }
 
 export async function startService(options: ServiceOptions): Promise<Service> {
@@ -95,9 +97,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const env = baseEnv(options, dataDir);
   if (options.backend === 'pglite') delete env.DATABASE_URL;
   const token = (await runCli(['token', 'create', '--name', `bench-${randomBytes(3).toString('hex')}`], env)).trim().split('\n').pop()!;
-  const nodeArgs = [...startScriptNodeFlags(), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  const start = startScript();
+  const nodeArgs = [...start.nodeFlags, ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
-    env: { ...env, LOG_LEVEL: 'info' },
+    env: { ...start.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await listeningUrl(child);

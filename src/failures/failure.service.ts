@@ -44,7 +44,7 @@ export async function reportFailure(
   if (deliveries > 0) events.signalQueueWork();
   events.publishFailure({
     event: 'sync_failure',
-    failure_id: row!.id,
+    failure_id: id,
     entity_type: row!.entity_type,
     external_id: row!.external_id,
     source: row!.source,

@@ -41,6 +41,9 @@ export async function queueStats(prisma: PrismaClient): Promise<Record<QueueStat
 
 export type DeliveryMinute = { minute: Date; delivered: number; failed: number };
 
+/** The longest window deliveriesPerMinute answers: one day. */
+export const MAX_RATE_MINUTES = 24 * 60;
+
 /**
  * Deliveries finished in each of the last `minutes` whole minutes, oldest first, zeros included:
  * `delivered` items completed, `failed` items that used up their attempts in that minute.
@@ -67,8 +70,6 @@ export async function deliveriesPerMinute(prisma: PrismaClient, minutes: number)
     minutes,
   );
 }
-
-export const MAX_RATE_MINUTES = 24 * 60;
 
 export function listQueueItems(
   prisma: PrismaClient,

@@ -16,6 +16,7 @@ import { startTestServer, type TestServer } from '../support/http';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ADMIN = { email: 'ops@example.com', password: 'correct horse battery staple' };
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
+const NEW_PASSWORD = 'a brand new passphrase';
 
 jest.setTimeout(120_000);
 
@@ -24,12 +25,15 @@ describe('admin console in Chromium', () => {
   let api: TestServer;
   let browser: Browser;
   let page: Page;
+  const resetMails: Array<{ email: string; token: string }> = [];
 
   beforeAll(async () => {
     if (!existsSync(path.join(CONSOLE_BUILD_DIR, 'index.html'))) throw new Error('dist/console is not built: run `npm run build:console`');
     if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
     db = await openTestDatabase('pglite');
-    api = await startTestServer(db, { accounts: { registration: 'approval' } });
+    api = await startTestServer(db, {
+      accounts: { registration: 'approval', mailer: { sendPasswordReset: async (email, token) => void resetMails.push({ email, token }) } },
+    });
     await createAdminAccount(db.prisma, ADMIN);
     // Deliveries to this configuration go nowhere; no worker runs in the test server anyway.
     await createWebhook(db.prisma, api.secrets, { url: 'http://127.0.0.1:9/hook', entityType: 'product', direction: 'to_erp', secret: 'whsec-e2e-0123456789' });
@@ -53,6 +57,16 @@ describe('admin console in Chromium', () => {
     await api?.close();
     await db?.close();
   });
+
+  /** The UI has answered once the row is in the database; poll for it briefly. */
+  const waitForRow = async <T>(find: () => Promise<T | null>): Promise<T> => {
+    for (let i = 0; i < 50; i++) {
+      const row = await find();
+      if (row) return row;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('the row never appeared');
+  };
 
   const shot = async (name: string) => {
     if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
@@ -158,11 +172,39 @@ describe('admin console in Chromium', () => {
     expect((await api.request('GET', '/api/v1/updated-products', { token })).status).toBe(401);
   });
 
-  it('lists webhook configurations without their secrets', async () => {
+  it('adds, edits, disables and removes a webhook configuration; secrets are never shown', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.locator('tr[data-webhook-id]').first().waitFor();
-    expect(await page.content()).not.toContain('whsec-e2e-0123456789');
+    const form = page.locator('form.webhook-form').last();
+    await form.getByLabel('URL').fill('https://erp.example.com/hooks/partners');
+    await form.getByLabel('Entity').selectOption('partner');
+    await form.getByLabel('Direction').selectOption('to_erp');
+    await form.getByLabel('Secret').fill('whsec-partner-0123456789');
+    await form.getByRole('button', { name: 'Add' }).click();
+    const created = await waitForRow(() => db.prisma.webhookConfig.findFirst({ where: { url: 'https://erp.example.com/hooks/partners' } }));
+    const row = page.locator(`tr[data-webhook-id="${created.id}"]`);
+    await row.waitFor();
+    expect(created).toMatchObject({ entityType: 'partner', direction: 'to_erp', active: true });
+    expect(api.secrets.decrypt(created.secretEncrypted)).toBe('whsec-partner-0123456789');
+    expect(await page.content()).not.toContain('whsec-');
     await shot('webhooks');
+
+    await row.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.locator('form.webhook-form').first();
+    await edit.getByLabel('URL').fill('https://erp.example.com/hooks/partners-v2');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await row.filter({ hasText: 'partners-v2' }).waitFor();
+    // The secret was left empty: it is kept.
+    const edited = await db.prisma.webhookConfig.findUniqueOrThrow({ where: { id: created.id } });
+    expect(api.secrets.decrypt(edited.secretEncrypted)).toBe('whsec-partner-0123456789');
+
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await row.getByRole('button', { name: 'Enable' }).waitFor();
+    expect((await db.prisma.webhookConfig.findUniqueOrThrow({ where: { id: created.id } })).active).toBe(false);
+
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect(await db.prisma.webhookConfig.findUnique({ where: { id: created.id } })).toBeNull();
   });
 
   it('approves a pending registration', async () => {
@@ -184,5 +226,26 @@ describe('admin console in Chromium', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect((await api.request('POST', '/graphql', { token, body: { query: '{ apiTokens { id } }' } })).status).toBe(401);
+  });
+
+  it('resets a forgotten password with the mailed token, then signs in with the new one', async () => {
+    await page.getByRole('button', { name: 'Forgot password' }).click();
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await page.getByRole('button', { name: 'Forgot password' }).click();
+    await page.getByRole('status').filter({ hasText: 'reset token is on its way' }).waitFor();
+    const mail = resetMails.find((m) => m.email === ADMIN.email);
+    expect(mail).toBeDefined();
+
+    // The mail's link: /admin/?reset=<token>
+    await page.goto(`${api.url}/admin/?reset=${encodeURIComponent(mail!.token)}`);
+    await page.getByRole('heading', { name: 'Set a new password' }).waitFor();
+    await page.getByLabel('New password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Set a new password' }).click();
+    await page.getByRole('status').filter({ hasText: 'Password changed' }).waitFor();
+
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await page.getByLabel('Password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Pending changes' }).waitFor();
   });
 });
