@@ -75,3 +75,16 @@ export function Select<T extends string>({
     </label>
   );
 }
+
+/** The header row of a list table; an empty string is an unlabelled (actions) column. */
+export function TableHead({ columns }: { columns: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c, i) => (
+          <th key={i}>{c}</th>
+        ))}
+      </tr>
+    </thead>
+  );
+}

@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { ACCOUNTS, APPROVE_ACCOUNT, type Account } from '../api';
-import { ErrorNote, time } from '../components/ui';
+import { ErrorNote, TableHead, time } from '../components/ui';
 
 export function Accounts() {
   const [{ data, error }, reload] = useQuery<{ adminAccounts: Account[] }>({ query: ACCOUNTS });
@@ -14,17 +14,7 @@ export function Accounts() {
         {pending.length === 0 ? 'No registration is waiting for approval.' : `${pending.length} registration(s) waiting for approval.`}
       </p>
       <table class="list">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>Email</th>
-            <th>Status</th>
-            <th>Registered</th>
-            <th>Approved</th>
-            <th>Last sign-in</th>
-            <th />
-          </tr>
-        </thead>
+        <TableHead columns={['#', 'Email', 'Status', 'Registered', 'Approved', 'Last sign-in', '']} />
         <tbody>
           {data?.adminAccounts.map((a) => (
             <tr key={a.id} data-account-email={a.email}>

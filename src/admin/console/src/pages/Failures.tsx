@@ -2,7 +2,7 @@ import { useMutation, useQuery } from '@urql/preact';
 import { useLocation, useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { ENTITY_TYPES, FAILURE, FAILURES, RESOLVE_FAILURE, SOURCES, type FailureDetail as Detail, type FailureRow, type Page } from '../api';
-import { ErrorNote, Notice, Pager, Select, time } from '../components/ui';
+import { ErrorNote, Notice, Pager, Select, TableHead, time } from '../components/ui';
 
 const PAGE_SIZE = 25;
 const STATUSES = ['open', 'resolved'] as const;
@@ -49,17 +49,7 @@ export function Failures() {
       </form>
       <ErrorNote error={error} />
       <table class="list">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>Reported</th>
-            <th>Entity</th>
-            <th>External id</th>
-            <th>Source</th>
-            <th>Message</th>
-            <th>Status</th>
-          </tr>
-        </thead>
+        <TableHead columns={['#', 'Reported', 'Entity', 'External id', 'Source', 'Message', 'Status']} />
         <tbody>
           {data?.failures.payload.map((f) => (
             <tr key={f.id} data-failure-id={f.id}>

@@ -1,6 +1,7 @@
 import { useQuery } from '@urql/preact';
+import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
-import { OVERVIEW, type Overview as OverviewData } from '../api';
+import { OVERVIEW, QUEUE_STATUSES, type Overview as OverviewData } from '../api';
 import { LiveFeed } from '../components/LiveFeed';
 import { ErrorNote } from '../components/ui';
 
@@ -27,18 +28,7 @@ export function Overview() {
       <div class="grid">
         <section class="card">
           <h2>Pending changes</h2>
-          <table>
-            <tbody>
-              {PENDING_LABELS.map(([key, label]) => (
-                <tr key={key}>
-                  <th scope="row">{label}</th>
-                  <td class="num" data-testid={`pending-${key}`}>
-                    {data?.pendingChanges[key] ?? '…'}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <CountTable rows={PENDING_LABELS.map(([key, label]) => ({ key: `pending-${key}`, label, count: data?.pendingChanges[key] }))} />
         </section>
         <section class="card">
           <h2>Open failures</h2>
@@ -65,20 +55,13 @@ export function Overview() {
         </section>
         <section class="card">
           <h2>Webhook queue</h2>
-          <table>
-            <tbody>
-              {(['pending', 'processing', 'completed', 'failed'] as const).map((status) => (
-                <tr key={status}>
-                  <th scope="row">
-                    <a href={`/admin/queue?status=${status}`}>{status}</a>
-                  </th>
-                  <td class="num" data-testid={`queue-${status}`}>
-                    {data?.outboundQueueStats[status] ?? '…'}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <CountTable
+            rows={QUEUE_STATUSES.map((status) => ({
+              key: `queue-${status}`,
+              label: <a href={`/admin/queue?status=${status}`}>{status}</a>,
+              count: data?.outboundQueueStats[status],
+            }))}
+          />
         </section>
         <section class="card">
           <h2>Deliveries per minute</h2>
@@ -87,6 +70,24 @@ export function Overview() {
       </div>
       <LiveFeed onEvent={() => refresh({ requestPolicy: 'network-only' })} />
     </div>
+  );
+}
+
+/** Label and number rows; `key` is also the number's test id. */
+function CountTable({ rows }: { rows: Array<{ key: string; label: ComponentChildren; count: number | undefined }> }) {
+  return (
+    <table>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={row.key}>
+            <th scope="row">{row.label}</th>
+            <td class="num" data-testid={row.key}>
+              {row.count ?? '…'}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useLocation } from 'preact-iso';
 import { QUEUE, QUEUE_STATUSES, RETRY_FAILED, RETRY_ITEM, type Page, type QueueItem } from '../api';
-import { ErrorNote, Notice, Pager, Select, time } from '../components/ui';
+import { ErrorNote, Notice, Pager, Select, TableHead, time } from '../components/ui';
 
 const PAGE_SIZE = 25;
 
@@ -40,18 +40,7 @@ export function Queue() {
       {retryAll.data && <Notice>{retryAll.data.retryFailedQueueItems.retried} failed items put back in the queue.</Notice>}
       {retryOne.data && <Notice>Item #{retryOne.data.retryQueueItem.id} put back in the queue.</Notice>}
       <table class="list">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>Status</th>
-            <th>Attempts</th>
-            <th>Next attempt</th>
-            <th>Last result</th>
-            <th>Webhook</th>
-            <th>Failure</th>
-            <th />
-          </tr>
-        </thead>
+        <TableHead columns={['#', 'Status', 'Attempts', 'Next attempt', 'Last result', 'Webhook', 'Failure', '']} />
         <tbody>
           {data?.outboundQueue.payload.map((item) => (
             <tr key={item.id} data-queue-id={item.id}>

@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { API_TOKENS, CREATE_TOKEN, REVOKE_TOKEN, type ApiToken } from '../api';
-import { ErrorNote, Select, time } from '../components/ui';
+import { ErrorNote, Select, TableHead, time } from '../components/ui';
 
 const ROLES = ['integration', 'admin'] as const;
 
@@ -47,17 +47,7 @@ export function Tokens() {
       )}
       <ErrorNote error={error ?? created.error ?? revoked.error} />
       <table class="list">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>Name</th>
-            <th>Role</th>
-            <th>Created</th>
-            <th>Last used</th>
-            <th>Revoked</th>
-            <th />
-          </tr>
-        </thead>
+        <TableHead columns={['#', 'Name', 'Role', 'Created', 'Last used', 'Revoked', '']} />
         <tbody>
           {data?.apiTokens.map((t) => (
             <tr key={t.id} data-token-name={t.name}>

@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { CREATE_WEBHOOK, DIRECTIONS, ENTITY_TYPES, REMOVE_WEBHOOK, UPDATE_WEBHOOK, WEBHOOK_CONFIGS, type WebhookConfig } from '../api';
-import { ErrorNote, Select, time } from '../components/ui';
+import { ErrorNote, Select, TableHead, time } from '../components/ui';
 
 type Draft = { url: string; entityType: (typeof ENTITY_TYPES)[number]; direction: (typeof DIRECTIONS)[number]; secret: string; active: boolean };
 
@@ -67,17 +67,7 @@ export function Webhooks() {
       <h2>Webhook configurations</h2>
       <ErrorNote error={error ?? created.error ?? updated.error ?? removed.error} />
       <table class="list">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>URL</th>
-            <th>Entity</th>
-            <th>Direction</th>
-            <th>Active</th>
-            <th>Updated</th>
-            <th />
-          </tr>
-        </thead>
+        <TableHead columns={['#', 'URL', 'Entity', 'Direction', 'Active', 'Updated', '']} />
         <tbody>
           {data?.webhookConfigs.map((c) =>
             editing === c.id ? (
