@@ -14,7 +14,7 @@ RUN npm run generate && npm run build && npm run build:console && npm prune --om
 FROM node:20-bookworm-slim
 # The memory settings of `npm start` (see README, Memory).
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000 DATA_DIR=/var/lib/sync-gateway CHECKPOINT_DISABLE=1 \
-    NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=4" MALLOC_MMAP_THRESHOLD_=131072
+    NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=16" MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
