@@ -24,23 +24,33 @@ export const RECENT_ORDER = [{ updatedAt: 'desc' as const }, { id: 'desc' as con
 
 /**
  * A page of a change list: pending records (updated after `since`, and equal to `filter`'s
- * values), oldest change first with id breaking ties so that paging is stable, and each record's
- * revision remembered so that the acknowledgement covers exactly what was shown. The webshop polls this all day, so it is one statement, one round trip: page, total
- * and the listing mark together, in one snapshot. Rows come back in the Prisma model's shape.
- * `filter`'s keys are column names written in the code, never input.
+ * values), oldest change first with id breaking ties so that paging is stable. Each record's
+ * revision is remembered for `reader` (the API token or session asking), so that its
+ * acknowledgement by id covers exactly what that reader was shown and nothing another reader saw
+ * (ADR 0002). The webshop polls this all day, so it is one statement, one round trip: page,
+ * total and the listing mark together, in one snapshot; the mark writes only rows whose revision
+ * this reader has not been shown yet. It skips rows a push holds locked, so a poll never waits
+ * for a push nor deadlocks with one; such a row is unmarked, which is safe: acknowledged by id it
+ * comes back in notListed and stays pending (the push is about to change it anyway). Rows come back in the Prisma model's shape. `filter`'s
+ * keys are column names written in the code, never input.
  */
 export async function changeListPage<Row extends { id: number; revision: number }>(
   db: SqlRunner,
   table: TrackedTableName,
+  reader: string,
   args: PageArgs,
   filter: Record<string, string> = {},
 ): Promise<PageShape<Row>> {
   const page = resolvePage(args);
-  const params: unknown[] = [];
+  const params: unknown[] = [reader];
   const conditions = ['pending'];
   if (page.since) {
     params.push(page.since.toISOString());
-    conditions.push(`updated_at > $${params.length}::timestamptz`);
+    if (page.afterId === undefined) conditions.push(`updated_at > $${params.length}::timestamptz`);
+    else {
+      params.push(page.afterId);
+      conditions.push(`(updated_at, id) > ($${params.length - 1}::timestamptz, $${params.length}::int)`);
+    }
   }
   for (const [column, value] of Object.entries(filter)) {
     params.push(value);
@@ -53,8 +63,12 @@ export async function changeListPage<Row extends { id: number; revision: number 
        SELECT * FROM "${table}" WHERE ${where}
         ORDER BY updated_at, id LIMIT $${params.length - 1}::int OFFSET $${params.length}::int
      ), listed AS (
-       UPDATE "${table}" AS t SET listed_revision = page.revision FROM page
-        WHERE t.id = page.id AND (t.listed_revision IS NULL OR t.listed_revision < page.revision)
+       UPDATE "${table}" AS t SET listed_revisions = t.listed_revisions || jsonb_build_object($1::text, page.revision)
+         FROM page
+        WHERE t.id = page.id AND t.id IN (
+          SELECT u.id FROM "${table}" AS u JOIN page AS p ON u.id = p.id
+           WHERE (u.listed_revisions ->> $1::text) IS DISTINCT FROM p.revision::text
+           FOR UPDATE OF u SKIP LOCKED)
      )
      SELECT total.n AS "__total", page.*
        FROM (SELECT count(*)::int AS n FROM "${table}" WHERE ${where}) AS total
@@ -73,7 +87,7 @@ const fieldNames = new Map<string, string>();
 function toModel<Row>(row: Record<string, unknown>): Row {
   const model: Record<string, unknown> = {};
   for (const column in row) {
-    if (column === '__total') continue;
+    if (column === '__total' || column === 'listed_revisions') continue;
     let field = fieldNames.get(column);
     if (field === undefined) {
       field = column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());

@@ -17,6 +17,10 @@ type TrackedRow = {
   acknowledgedAt: Date | null;
 };
 
+/** Shared by every outbound record that can be acknowledged (change records, price items, stock entries). */
+export const REVISION_DESCRIPTION =
+  'Number of accepted changes of this record. Acknowledge with it (?revision=N or items [{id, revision}]) to cover exactly this version and nothing newer.';
+
 /** The outbound change record of SPEC 2.1; each entity's change type implements it. */
 export const ChangeRecord = builder.interfaceRef<TrackedRow>('ChangeRecord').implement({
   description: 'An outbound change record (SPEC 2.1).',
@@ -34,7 +38,11 @@ export const ChangeRecord = builder.interfaceRef<TrackedRow>('ChangeRecord').imp
       description: 'The fields as the ERP sent them.',
       resolve: (r) => r.data as Record<string, unknown>,
     }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Time of the last accepted change.' }),
+    updatedAt: t.expose('updatedAt', {
+      type: 'DateTime',
+      description: 'Time of the last accepted change; stamps follow commit order, so it is a safe cursor for since.',
+    }),
+    revision: t.exposeInt('revision', { description: REVISION_DESCRIPTION }),
   }),
 });
 
@@ -43,7 +51,6 @@ export const TrackedRecord = builder.interfaceRef<TrackedRow>('TrackedRecord').i
   interfaces: [ChangeRecord],
   fields: (t) => ({
     pending: t.exposeBoolean('pending', { description: 'Has changes the webshop has not acknowledged.' }),
-    revision: t.exposeInt('revision', { description: 'Number of accepted changes.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     acknowledgedAt: t.expose('acknowledgedAt', { type: 'DateTime', nullable: true }),
   }),

@@ -1,7 +1,8 @@
 import type { PrismaClient } from '../generated/prisma/client';
 import { builder } from '../graphql/builder';
-import { AckResult, BatchAckResult, PendingChanges, SyncResult, type SyncResultShape } from '../graphql/common-types';
-import { DEFAULT_CONTEXT, acknowledgeMany, acknowledgeOne } from './tracked-service';
+import { AckItemInput, AckResult, BatchAckResult, PendingChanges, SyncResult, type SyncResultShape } from '../graphql/common-types';
+import { readerOf } from '../graphql/reader';
+import { DEFAULT_CONTEXT, MAX_IDS_PER_ACK, acknowledgeMany, acknowledgeOne } from './tracked-service';
 import type { TrackedTableName } from './tracked-table';
 
 export type TrackedSync = {
@@ -34,9 +35,11 @@ export function registerTrackedOperations(options: {
   builder.mutationField(names.ackMany, (t) =>
     t.field({
       type: BatchAckResult,
-      description: `Acknowledges up to 1,000 records at once; unknown ids are reported in notFound.`,
-      args: { ids: t.arg.intList({ required: true }) },
-      resolve: (_root, args, ctx) => acknowledgeMany(ctx.prisma, table, args.ids),
+      description:
+        `Acknowledges up to ${MAX_IDS_PER_ACK.toLocaleString('en')} records at once: ids (each covering the revision this client was last listed) ` +
+        'or items with the revision processed (exactly one of them). Unknown ids are reported in notFound, ids never listed to this client in notListed.',
+      args: { ids: t.arg.intList(), items: t.arg({ type: [AckItemInput] }) },
+      resolve: (_root, args, ctx) => acknowledgeMany(ctx.prisma, table, readerOf(ctx), args),
     }),
   );
   builder.objectField(PendingChanges, names.pendingCount, (t) =>
@@ -75,10 +78,15 @@ function registerAckOne(table: TrackedTableName, label: string, name: string): v
   builder.mutationField(name, (t) =>
     t.field({
       type: AckResult,
-      description: `Acknowledges the changes of one ${label.toLowerCase()} up to the revision last listed. A change that arrived after that listing stays pending.`,
-      args: { id: t.arg.int({ required: true }) },
+      description:
+        `Acknowledges the changes of one ${label.toLowerCase()}: up to revision when given, else up to the revision last listed to this client. ` +
+        'A change that arrived later, or that only another client was listed, stays pending.',
+      args: {
+        id: t.arg.int({ required: true }),
+        revision: t.arg.int({ description: 'The revision processed (from the change list); covers it and nothing newer.' }),
+      },
       resolve: async (_root, args, ctx) => {
-        await acknowledgeOne(ctx.prisma, table, label, args.id);
+        await acknowledgeOne(ctx.prisma, table, label, readerOf(ctx), args);
         return { success: true, acknowledged: 1 };
       },
     }),

@@ -50,8 +50,8 @@ export function trackedRoutes(o: {
       summary: `${capitalize(o.plural)} with pending changes`,
       description:
         `Records changed since their last acknowledgement, ordered by updatedAt then id. ${o.listDescription ?? ''}` +
-        `Acknowledge them with DELETE /api${o.updatedPath}/{id} or POST /api${o.updatedPath}/batch-delete; ` +
-        'an acknowledgement covers the version listed here, so a change that arrives later is listed again.',
+        `Acknowledge them with DELETE /api${o.updatedPath}/{id}?revision=N or POST /api${o.updatedPath}/batch-delete. ` +
+        CHANGE_LIST_RULES,
       paginated: true,
       example: {
         query: o.example.listQuery ?? '?limit=50&offset=0',
@@ -64,20 +64,43 @@ export function trackedRoutes(o: {
       path: `${o.updatedPath}/:id`,
       tag: o.tag,
       summary: `Acknowledge one ${o.noun}`,
-      description: `Marks the listed changes of one ${o.noun} as processed by the webshop. 404 when the id is unknown. Idempotent.`,
-      example: { response: { success: true, acknowledged: 1 } },
+      description:
+        `Marks the changes of one ${o.noun} as processed by the webshop. ${ACK_RULE} ` +
+        '404 when the id is unknown; 400 when revision is beyond the record\'s current one; 409 without revision for a record never listed to this client. Idempotent.',
+      extraErrors: ['CONFLICT'],
+      example: { query: '?revision=3', response: { success: true, acknowledged: 1 } },
     },
-    {
-      field: `Mutation.${o.fields.ackMany}`,
-      method: 'POST',
-      path: `${o.updatedPath}/batch-delete`,
-      tag: o.tag,
-      summary: `Acknowledge many ${o.plural}`,
-      description: `Body {"ids": [...]} with 1 to ${MAX_IDS_PER_ACK.toLocaleString('en')} ids (more is 413). acknowledged counts the known ids; unknown ids are listed in notFound.`,
-      bodyLists: { ids: { maxItems: MAX_IDS_PER_ACK } },
-      example: { request: { ids: [42, 43, 99] }, response: { success: true, acknowledged: 2, notFound: [99] } },
-    },
+    batchAckRoute({ field: `Mutation.${o.fields.ackMany}`, path: `${o.updatedPath}/batch-delete`, tag: o.tag, summary: `Acknowledge many ${o.plural}` }),
   ];
 }
+
+/** The batch acknowledgement of any change list (SPEC 4.2). */
+export function batchAckRoute(o: Pick<RestRoute, 'path' | 'tag' | 'summary'> & { field: `Mutation.${string}` }): RestRoute {
+  return {
+    ...o,
+    method: 'POST',
+    description:
+      `Body {"ids": [...]} or {"items": [{"id": 42, "revision": 3}, ...]}, 1 to ${MAX_IDS_PER_ACK.toLocaleString('en')} of them (more is 413). ${ACK_RULE} ` +
+      'acknowledged counts the records acknowledged; unknown ids are listed in notFound; ids without a revision that were never listed to this client in notListed (nothing of them is acknowledged). ' +
+      "A revision beyond a record's current one is a 400 naming the item, and nothing is acknowledged.",
+    bodyLists: { ids: { maxItems: MAX_IDS_PER_ACK }, items: { maxItems: MAX_IDS_PER_ACK } },
+    example: {
+      request: { items: [{ id: 42, revision: 3 }, { id: 43, revision: 1 }, { id: 99, revision: 1 }] },
+      response: { success: true, acknowledged: 2, notFound: [99], notListed: [] },
+    },
+  };
+}
+
+/** What an acknowledgement covers (ADR 0002), said once for every route that takes one. */
+export const ACK_RULE =
+  'An acknowledgement with a revision covers that revision and nothing newer; one by id alone covers the revision last listed to the same API token ' +
+  '(another token\'s listing never widens it), so a change that arrives later, or that only another client was shown, stays pending and is listed again.';
+
+/** What every change list says of acknowledgements and of paging with since. */
+export const CHANGE_LIST_RULES =
+  `${ACK_RULE} Each record carries its revision for that purpose. ` +
+  'Paging with since: updatedAt stamps follow commit order (a push that commits later always carries a later updatedAt, however long the transactions), ' +
+  'so since = the newest updatedAt you have processed never skips a later commit. The records of one push share one updatedAt: ' +
+  'after a full page pass since and after_id = the updatedAt and id of its last record (keyset paging); since alone is enough after a page that was not full.';
 
 const capitalize = (s: string) => s[0]!.toUpperCase() + s.slice(1);

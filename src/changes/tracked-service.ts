@@ -4,9 +4,10 @@ import { AppError, notFound, validationFailed } from '../errors/app-error';
 import { formatPath } from '../errors/zod-details';
 import type { BatchAckResultShape, SyncErrorShape, SyncResultShape } from '../graphql/common-types';
 import type { RecordOutcome } from './tracked-sync';
-import { acknowledge, type TrackedTableName } from './tracked-table';
+import { acknowledge, type AckItem, type AckOutcome, type SqlRunner, type TrackedTableName } from './tracked-table';
 
-export const MAX_IDS_PER_ACK = 1000;
+/** As many as one inbound push can create (a stock list of 10,000 entries). */
+export const MAX_IDS_PER_ACK = 10_000;
 export const DEFAULT_CONTEXT = 'erp_sync';
 
 /**
@@ -56,22 +57,79 @@ export function syncResult(outcomes: readonly RecordOutcome[], errors: SyncError
   };
 }
 
-export async function acknowledgeOne(prisma: PrismaClient, table: TrackedTableName, label: string, id: number): Promise<void> {
-  if ((await acknowledge(prisma, table, [id])).length === 0) throw notFound(label, id);
+/** Acknowledges one record for `reader` (DELETE …/{id}[?revision=N]); see tracked-table.ts. */
+export async function acknowledgeOne(
+  db: SqlRunner,
+  table: TrackedTableName,
+  label: string,
+  reader: string,
+  item: AckItem,
+): Promise<{ id: number; external_id: string | null }> {
+  if (item.revision != null && item.revision < 1) throw validationFailed([{ field: 'revision', message: 'Must be at least 1' }]);
+  const outcome = await acknowledge(db, table, reader, [item]);
+  if (outcome.notFound.length > 0) throw notFound(label, item.id);
+  refuseFutureRevisions(outcome, () => 'revision');
+  if (outcome.notListed.length > 0) {
+    throw new AppError(
+      'CONFLICT',
+      `${label} ${item.id} was never listed to this client: list it first, or acknowledge the revision you processed (?revision=N)`,
+      [{ field: 'revision', message: 'Required for a record this client was not listed' }],
+    );
+  }
+  return outcome.acknowledged[0]!;
 }
 
+/**
+ * Acknowledges many records for `reader`: `ids` (each covering what this reader was last listed)
+ * or `items` with the revision processed. One statement whatever the count.
+ */
 export async function acknowledgeMany(
   prisma: PrismaClient,
   table: TrackedTableName,
-  ids: readonly number[],
+  reader: string,
+  args: { ids?: readonly number[] | null; items?: readonly AckItem[] | null },
 ): Promise<BatchAckResultShape> {
-  if (ids.length > MAX_IDS_PER_ACK) {
-    throw new AppError('PAYLOAD_TOO_LARGE', `At most ${MAX_IDS_PER_ACK} ids per request; got ${ids.length}`, [
-      { field: 'ids', message: `At most ${MAX_IDS_PER_ACK} items` },
+  if ((args.ids == null) === (args.items == null)) {
+    throw validationFailed([{ field: 'ids', message: 'Give exactly one of ids and items' }]);
+  }
+  const field = args.ids != null ? 'ids' : 'items';
+  const items: readonly AckItem[] = args.items ?? args.ids!.map((id) => ({ id }));
+  if (items.length > MAX_IDS_PER_ACK) {
+    throw new AppError('PAYLOAD_TOO_LARGE', `At most ${MAX_IDS_PER_ACK} ${field} per request; got ${items.length}`, [
+      { field, message: `At most ${MAX_IDS_PER_ACK} items` },
     ]);
   }
-  if (ids.length === 0) throw validationFailed([{ field: 'ids', message: 'Must list at least one id' }]);
-  const unique = [...new Set(ids)];
-  const found = new Set((await acknowledge(prisma, table, unique)).map((row) => row.id));
-  return { success: true, acknowledged: found.size, notFound: unique.filter((id) => !found.has(id)) };
+  if (items.length === 0) throw validationFailed([{ field, message: 'Must list at least one id' }]);
+  const badRevisions = items.flatMap((item, i) =>
+    item.revision != null && item.revision < 1 ? [{ field: `items[${i}].revision`, message: 'Must be at least 1' }] : [],
+  );
+  if (badRevisions.length > 0) throw validationFailed(badRevisions);
+  const outcome = await acknowledge(prisma, table, reader, uniqueById(items));
+  refuseFutureRevisions(outcome, (id, revision) => `items[${items.findIndex((i) => i.id === id && i.revision === revision)}].revision`);
+  return {
+    success: true,
+    acknowledged: outcome.acknowledged.length,
+    notFound: outcome.notFound,
+    notListed: outcome.notListed,
+  };
+}
+
+/** One item per id; of two revisions for one id, the higher one (the reader processed it). */
+function uniqueById(items: readonly AckItem[]): AckItem[] {
+  const byId = new Map<number, AckItem>();
+  for (const item of items) {
+    const seen = byId.get(item.id);
+    if (!seen || (item.revision != null && (seen.revision == null || item.revision > seen.revision))) byId.set(item.id, item);
+  }
+  return [...byId.values()];
+}
+
+function refuseFutureRevisions(outcome: AckOutcome, fieldOf: (id: number, revision: number) => string): void {
+  if (outcome.futureRevisions.length === 0) return;
+  throw validationFailed(
+    outcome.futureRevisions.map(({ id, revision, current }) => ({
+      field: fieldOf(id, revision),
+      message: `Record ${id} is at revision ${current}; revision ${revision} was never listed`,
+    })),
+  );
 }

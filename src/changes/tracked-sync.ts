@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../generated/prisma/client';
 import { releaseBulkParameters } from '../db/prisma-debug-history';
+import { takeChangeClock } from './change-clock';
 import { changedFieldNames, mergeFields, type FieldMap } from './diff';
 import { pendingFieldsSql, type SqlRunner, type TrackedTableName } from './tracked-table';
 
@@ -103,9 +104,12 @@ export async function upsertTracked(
   // Partition before inserting: the insert gives the new rows their ids.
   const fresh = all.filter((s) => s.id === undefined);
   const updated = all.filter((s) => s.id !== undefined && s.changed.size > 0);
-  const inserted = await insertNew(tx, spec, fresh, context);
-  await updateChanged(tx, spec, updated, context);
-  const written = [...inserted, ...updated].map(({ id, externalId, columns, data, changed }) => ({
+  if (fresh.length + updated.length > 0) {
+    const stamp = await takeChangeClock(tx, spec.table);
+    await insertNew(tx, spec, fresh, context, stamp);
+    await updateChanged(tx, spec, updated, context, stamp);
+  }
+  const written = [...fresh, ...updated].map(({ id, externalId, columns, data, changed }) => ({
     id: id!,
     externalId,
     columns,
@@ -159,47 +163,39 @@ function rowsJson(rows: WorkingState[], withId: boolean): string {
 
 const recordsetColumns = (spec: TrackedTableSpec) => spec.columns.map((c) => `, ${c.name} ${c.sqlType}`).join('');
 
-async function insertNew(
-  tx: SqlRunner,
-  spec: TrackedTableSpec,
-  rows: WorkingState[],
-  context: string,
-): Promise<WorkingState[]> {
-  if (rows.length === 0) return [];
+/** Inserts the new rows and gives them their ids. */
+async function insertNew(tx: SqlRunner, spec: TrackedTableSpec, rows: WorkingState[], context: string, stamp: Date): Promise<void> {
+  if (rows.length === 0) return;
   const cols = spec.columns.map((c) => `, ${c.name}`).join('');
   const vcols = spec.columns.map((c) => `, v.${c.name}`).join('');
   const inserted = await tx.$queryRawUnsafe<Array<{ id: number; external_id: string }>>(
     `INSERT INTO "${spec.table}" (external_id, data, context, revision, acked_revision, field_revisions,
                                   changed_fields, is_new, pending, created_at, updated_at${cols})
      SELECT v.external_id, v.data, $2, 1, 0, v.field_revisions,
-            ${pendingFieldsSql('v.field_revisions', '0')}, true, true, now(), now()${vcols}
+            ${pendingFieldsSql('v.field_revisions', '0')}, true, true, now(), $3::timestamptz${vcols}
        FROM jsonb_to_recordset($1::jsonb) AS v(external_id text, data jsonb, field_revisions jsonb${recordsetColumns(spec)})
      ON CONFLICT (external_id) DO NOTHING
      RETURNING id, external_id`,
     rowsJson(rows, false),
     context,
+    stamp,
   );
   if (inserted.length !== rows.length) throw new ConcurrentInsertError();
   const ids = new Map(inserted.map((r) => [r.external_id, r.id]));
   for (const row of rows) row.id = ids.get(row.externalId);
-  return rows;
 }
 
-async function updateChanged(
-  tx: SqlRunner,
-  spec: TrackedTableSpec,
-  rows: WorkingState[],
-  context: string,
-): Promise<void> {
+async function updateChanged(tx: SqlRunner, spec: TrackedTableSpec, rows: WorkingState[], context: string, stamp: Date): Promise<void> {
   if (rows.length === 0) return;
   await tx.$executeRawUnsafe(
     `UPDATE "${spec.table}" AS t SET
         data = v.data, context = $2, revision = v.revision, field_revisions = v.field_revisions,
         changed_fields = ${pendingFieldsSql('v.field_revisions', 't.acked_revision')},
-        pending = true, updated_at = now()${spec.columns.map((c) => `, ${c.name} = v.${c.name}`).join('')}
+        pending = true, updated_at = $3::timestamptz${spec.columns.map((c) => `, ${c.name} = v.${c.name}`).join('')}
        FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int, external_id text, data jsonb, field_revisions jsonb${recordsetColumns(spec)})
       WHERE t.id = v.id`,
     rowsJson(rows, true),
     context,
+    stamp,
   );
 }

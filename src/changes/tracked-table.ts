@@ -1,15 +1,16 @@
 import type { PrismaClient } from '../generated/prisma/client';
 
 /**
- * The acknowledgement ledger shared by every tracked entity (products now; partners, sale orders,
- * purchase orders later). Each tracked table has the columns
- *   revision         bumped by every accepted change
- *   field_revisions  {field: revision that last changed it}
- *   listed_revision  highest revision handed out by a change list
- *   acked_revision   highest revision acknowledged
+ * The acknowledgement ledger shared by every tracked entity. Each tracked table has the columns
+ *   revision          bumped by every accepted change
+ *   field_revisions   {field: revision that last changed it}
+ *   listed_revisions  {reader: revision last handed to that reader by a change list}
+ *   acked_revision    highest revision acknowledged
  *   changed_fields, pending, is_new   derived from the above, stored for cheap listing
- * An acknowledgement covers what was listed, never more: a change that arrives after the
- * listing keeps the record pending with just the newer fields.
+ * An acknowledgement covers a revision the acknowledging reader was shown, never more: the
+ * revision it names, or without one the revision that reader's last listing showed it (ADR 0002).
+ * A change that arrived later, or that only another reader saw, keeps the record pending with
+ * just the newer fields.
  */
 
 export type SqlRunner = Pick<PrismaClient, '$queryRawUnsafe' | '$executeRawUnsafe'>;
@@ -22,28 +23,79 @@ export function pendingFieldsSql(fieldRevisions: string, threshold: string): str
   return `ARRAY(SELECT f.key FROM jsonb_each_text(${fieldRevisions}) AS f WHERE f.value::int > ${threshold} ORDER BY f.key)`;
 }
 
+/** One record to acknowledge: its id, and the revision the reader processed when it says so. */
+export type AckItem = { id: number; revision?: number | null | undefined };
+
+export type AckOutcome = {
+  /** Records acknowledged (idempotent: a revision acknowledged before counts again). */
+  acknowledged: Array<{ id: number; external_id: string | null }>;
+  /** Ids of no record. */
+  notFound: number[];
+  /** Records acknowledged by id alone that were never listed to this reader: nothing was covered. */
+  notListed: number[];
+  /** Items naming a revision the record never reached (the reader cannot have seen it). */
+  futureRevisions: Array<{ id: number; revision: number; current: number }>;
+};
+
 /**
- * Acknowledges the listed revision of each record (the current one when it was never listed).
- * Idempotent. Returns the records that exist.
+ * Acknowledges each item up to the revision it covers: the revision given, else the revision
+ * this reader was last listed. Nothing newer, and nothing another reader was shown. Items naming
+ * a revision beyond the record's current one are refused as a whole before anything is written.
  */
 export async function acknowledge(
   db: SqlRunner,
   table: TrackedTableName,
-  ids: readonly number[],
-): Promise<Array<{ id: number; external_id: string | null }>> {
-  if (ids.length === 0) return [];
+  reader: string,
+  items: readonly AckItem[],
+): Promise<AckOutcome> {
+  const outcome: AckOutcome = { acknowledged: [], notFound: [], notListed: [], futureRevisions: [] };
+  if (items.length === 0) return outcome;
+  const payload = JSON.stringify(items.map((i) => ({ id: i.id, revision: i.revision ?? null })));
+  if (items.some((i) => i.revision != null)) {
+    // Revisions only grow, so a check that passes now still holds when the update runs.
+    outcome.futureRevisions = await db.$queryRawUnsafe<AckOutcome['futureRevisions']>(
+      `SELECT v.id, v.revision, t.revision AS current
+         FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int) JOIN "${table}" AS t ON t.id = v.id
+        WHERE v.revision > t.revision`,
+      payload,
+    );
+    if (outcome.futureRevisions.length > 0) return outcome;
+  }
   // Price items and stock entries have no external_id of their own.
   const externalId = table === 'price_items' || table === 'stocks' ? 'NULL::text' : 't.external_id';
-  const covered = 'COALESCE(t.listed_revision, t.revision)';
-  return db.$queryRawUnsafe<Array<{ id: number; external_id: string | null }>>(
+  // The revision the reader claims to have processed: named, or its last listing (NULL: none).
+  const claimed = `COALESCE(v.revision, (t.listed_revisions ->> $2::text)::int)`;
+  // LEAST ignores NULLs, hence the claim is checked on its own in WHERE.
+  const covered = `LEAST(t.revision, ${claimed})`;
+  const acked = `GREATEST(t.acked_revision, ${covered})`;
+  // Each reader's listing stays until an acknowledgement passes it, so a repeated ack by id is a
+  // no-op rather than "not listed"; listings below the acknowledged revision can widen nothing.
+  outcome.acknowledged = await db.$queryRawUnsafe<AckOutcome['acknowledged']>(
     `UPDATE "${table}" AS t SET
-        acked_revision = GREATEST(t.acked_revision, ${covered}),
-        changed_fields = ${pendingFieldsSql('t.field_revisions', `GREATEST(t.acked_revision, ${covered})`)},
-        pending = t.revision > GREATEST(t.acked_revision, ${covered}),
+        acked_revision = ${acked},
+        changed_fields = ${pendingFieldsSql('t.field_revisions', acked)},
+        pending = t.revision > ${acked},
         is_new = false,
-        acknowledged_at = now()
-      WHERE t.id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)
+        acknowledged_at = now(),
+        listed_revisions = COALESCE(
+          (SELECT jsonb_object_agg(l.key, l.value) FROM jsonb_each(t.listed_revisions) AS l WHERE l.value::int >= ${acked}),
+          '{}'::jsonb)
+       FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int)
+      WHERE t.id = v.id AND ${claimed} IS NOT NULL
       RETURNING t.id, ${externalId} AS external_id`,
-    JSON.stringify(ids),
+    payload,
+    reader,
   );
+  if (outcome.acknowledged.length < new Set(items.map((i) => i.id)).size) {
+    const done = new Set(outcome.acknowledged.map((r) => r.id));
+    const missing = [...new Set(items.map((i) => i.id))].filter((id) => !done.has(id));
+    const existing = await db.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT id FROM "${table}" WHERE id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
+      JSON.stringify(missing),
+    );
+    const known = new Set(existing.map((r) => r.id));
+    outcome.notListed = missing.filter((id) => known.has(id));
+    outcome.notFound = missing.filter((id) => !known.has(id));
+  }
+  return outcome;
 }

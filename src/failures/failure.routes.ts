@@ -86,10 +86,12 @@ export const failureRoutes: RestRoute[] = [
     tag: 'Failures',
     summary: 'Acknowledge a change and resolve its failures',
     description:
-      'entityType is product, partner, sale_order or purchase_order; id the middleware id; optional body {"note": "..."}. ' +
-      'Acknowledges the change record exactly like DELETE /api/v1/updated-…/{id} and, in the same transaction, resolves every open failure of that entity ' +
-      '(same entity type and middleware_id, or same external_id). 404 for an unknown record; 400 for an unknown entityType.',
+      'entityType is product, partner, sale_order or purchase_order; id the middleware id; optional body {"revision": N, "note": "..."}. ' +
+      'Acknowledges the change record exactly like DELETE /api/v1/updated-…/{id}[?revision=N] (revision: the one processed, else the one last listed to this client) and, ' +
+      'in the same transaction, resolves every open failure of that entity (same entity type and middleware_id, or same external_id). ' +
+      '404 for an unknown record; 400 for an unknown entityType or a revision the record never reached; 409 when no revision is given and the record was never listed to this client.',
     strictBody: true,
-    example: { request: { note: 'processed' }, response: { success: true, acknowledged: 1, resolvedFailures: 2 } },
+    extraErrors: ['CONFLICT'],
+    example: { request: { revision: 3, note: 'processed' }, response: { success: true, acknowledged: 1, resolvedFailures: 2 } },
   },
 ];

@@ -1,5 +1,6 @@
 import type { SyncFailure as SyncFailureRow } from '../generated/prisma/client';
 import { builder } from '../graphql/builder';
+import { readerOf } from '../graphql/reader';
 import { FailureEntityType, FailureSource } from './failure-enums';
 import { pageArgs, pageOf } from '../graphql/pages';
 import { FAILURE_ENTITY_TYPES, FAILURE_SOURCES, FAILURE_STATUSES } from './failure.input';
@@ -141,7 +142,13 @@ builder.mutationFields((t) => ({
     type: AckUpdateResult,
     description:
       'Acknowledges a change record like the DELETE routes and, in the same transaction, resolves every open failure of that entity (same entity type and middleware_id, or same external_id).',
-    args: { entityType: t.arg({ type: AckEntityTypeEnum, required: true }), id: t.arg.int({ required: true }), note: t.arg.string() },
-    resolve: (_root, args, ctx) => acknowledgeUpdate(ctx.prisma, args.entityType, args.id, caller(ctx), args.note),
+    args: {
+      entityType: t.arg({ type: AckEntityTypeEnum, required: true }),
+      id: t.arg.int({ required: true }),
+      revision: t.arg.int({ description: 'The revision processed; without it, the revision last listed to this client.' }),
+      note: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) =>
+      acknowledgeUpdate(ctx.prisma, args.entityType, args, { reader: readerOf(ctx), name: caller(ctx) }, args.note),
   }),
 }));

@@ -6,7 +6,8 @@ import type { EventHub } from '../events/hub';
 import type { PageShape } from '../graphql/pages';
 import type { PageArgs } from '../changes/pagination';
 import { fetchPage } from '../changes/pages';
-import { acknowledge, type TrackedTableName } from '../changes/tracked-table';
+import type { AckItem, TrackedTableName } from '../changes/tracked-table';
+import { acknowledgeOne } from '../changes/tracked-service';
 import { enqueueDeliveriesSql } from '../queue/queue.service';
 import { directionFor, FAILURE_ENTITY_TYPES, FAILURE_SOURCES, failureInput, type SyncFailureEvent } from './failure.input';
 
@@ -136,20 +137,21 @@ export type AckEntityType = keyof typeof ACK_ENTITY_TABLES;
 export async function acknowledgeUpdate(
   prisma: PrismaClient,
   entityType: AckEntityType,
-  id: number,
-  by: string,
+  item: AckItem,
+  caller: { reader: string; name: string },
   note?: string | null,
 ): Promise<{ success: true; acknowledged: number; resolvedFailures: number }> {
+  const { id } = item;
+  const label = entityType[0]!.toUpperCase() + entityType.slice(1).replace('_', ' ');
   return prisma.$transaction(async (tx) => {
-    const [record] = await acknowledge(tx, ACK_ENTITY_TABLES[entityType], [id]);
-    if (!record) throw notFound(entityType.replace('_', ' '), id);
+    const record = await acknowledgeOne(tx, ACK_ENTITY_TABLES[entityType], label, caller.reader, item);
     const { count } = await tx.syncFailure.updateMany({
       where: {
         status: 'open',
         entityType,
         OR: [{ middlewareId: id }, ...(record.external_id ? [{ externalId: record.external_id }] : [])],
       },
-      data: { status: 'resolved', resolvedAt: new Date(), resolvedBy: by, resolutionNote: note ?? 'acknowledged' },
+      data: { status: 'resolved', resolvedAt: new Date(), resolvedBy: caller.name, resolutionNote: note ?? 'acknowledged' },
     });
     return { success: true as const, acknowledged: 1, resolvedFailures: count };
   });

@@ -54,14 +54,25 @@ export const AckResult = builder.objectRef<AckResultShape>('AckResult').implemen
   }),
 });
 
-export type BatchAckResultShape = AckResultShape & { notFound: number[] };
+export type BatchAckResultShape = AckResultShape & { notFound: number[]; notListed: number[] };
 
 export const BatchAckResult = builder.objectRef<BatchAckResultShape>('BatchAckResult').implement({
-  description: 'acknowledged counts the known ids; notFound lists the ids that match no record.',
+  description:
+    'acknowledged counts the records acknowledged (again, for a repeated acknowledgement); notFound lists the ids that match no record; ' +
+    'notListed lists the ids given without a revision that were never listed to this client: nothing of them was acknowledged.',
   fields: (t) => ({
     success: t.exposeBoolean('success'),
     acknowledged: t.exposeInt('acknowledged'),
     notFound: t.exposeIntList('notFound'),
+    notListed: t.exposeIntList('notListed'),
+  }),
+});
+
+export const AckItemInput = builder.inputType('AckItemInput', {
+  description: 'One record to acknowledge and the revision the client processed (from the change list).',
+  fields: (t) => ({
+    id: t.int({ required: true }),
+    revision: t.int({ required: true, description: 'Covers this revision and nothing newer.' }),
   }),
 });
 

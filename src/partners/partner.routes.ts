@@ -11,6 +11,7 @@ const exampleRecord = {
   context: 'erp_sync',
   data: { name: 'Warehouse gate 2' },
   updatedAt: '2026-11-22T08:30:00.000Z',
+  revision: 3,
   parentExternalId: 'CUST-7',
   parentId: 11,
   type: 'D',

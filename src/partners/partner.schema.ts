@@ -1,6 +1,7 @@
 import { registerTrackedOperations } from '../changes/tracked-graphql';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
+import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { MAX_PARTNERS_PER_REQUEST, PARTNER_TYPES } from './partner.input';
 import { listPartners, listUpdatedPartners, partnerHierarchy, syncPartners } from './partner.service';
@@ -55,7 +56,7 @@ builder.queryFields((t) => ({
     type: pageOf('PartnerChangePage', PartnerChange),
     description: 'Partners with pending changes, ordered by updatedAt then id.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listUpdatedPartners(ctx.prisma, args),
+    resolve: (_root, args, ctx) => listUpdatedPartners(ctx.prisma, readerOf(ctx), args),
   }),
   partnerHierarchy: t.field({
     type: PartnerHierarchy,

@@ -90,8 +90,8 @@ async function resolveParentIds(tx: SqlRunner, externalIds: string[]): Promise<v
   );
 }
 
-export function listUpdatedPartners(prisma: PrismaClient, args: PageArgs): Promise<PageShape<Partner>> {
-  return changeListPage(prisma, 'partners', args);
+export function listUpdatedPartners(prisma: PrismaClient, reader: string, args: PageArgs): Promise<PageShape<Partner>> {
+  return changeListPage(prisma, 'partners', reader, args);
 }
 
 export type PartnerFilter = { pending?: boolean | null; type?: string | null; rootsOnly?: boolean | null };

@@ -1,4 +1,4 @@
-import { MAX_IDS_PER_ACK } from '../changes/tracked-service';
+import { CHANGE_LIST_RULES, batchAckRoute } from '../changes/tracked-routes';
 import type { RestRoute } from '../rest/route-table';
 
 const exampleItem = {
@@ -12,6 +12,7 @@ const exampleItem = {
   startDate: '2026-12-01',
   endDate: null,
   updatedAt: '2026-11-22T08:30:00.000Z',
+  revision: 3,
 };
 
 export const pricelistRoutes: RestRoute[] = [
@@ -26,20 +27,11 @@ export const pricelistRoutes: RestRoute[] = [
       'an entry is complete, a date left out is none). An item is listed when it is new or its price or dates changed; ' +
       'a re-sync with the same price is not listed again, and a pricelist rename alone is not a change. ' +
       'previousPrice is the price before the latest price change. Ordered by updatedAt then id. ' +
-      'Acknowledge with POST /api/v1/pricelists/updated/batch-delete; a change after the listing stays pending.',
+      'Acknowledge with POST /api/v1/pricelists/updated/batch-delete. ' + CHANGE_LIST_RULES,
     paginated: true,
     example: { query: '?limit=50', response: { payload: [exampleItem], meta: { total: 1, limit: 50, offset: 0 } } },
   },
-  {
-    field: 'Mutation.acknowledgePriceItems',
-    method: 'POST',
-    path: '/v1/pricelists/updated/batch-delete',
-    tag: 'Pricelists',
-    summary: 'Acknowledge price items',
-    description: `Body {"ids": [...]} with 1 to ${MAX_IDS_PER_ACK.toLocaleString('en')} price item ids (more is 413). acknowledged counts the known ids; unknown ids are listed in notFound.`,
-    bodyLists: { ids: { maxItems: MAX_IDS_PER_ACK } },
-    example: { request: { ids: [301, 302] }, response: { success: true, acknowledged: 2, notFound: [] } },
-  },
+  batchAckRoute({ field: 'Mutation.acknowledgePriceItems', path: '/v1/pricelists/updated/batch-delete', tag: 'Pricelists', summary: 'Acknowledge price items' }),
   {
     field: 'Query.pricelists',
     method: 'GET',

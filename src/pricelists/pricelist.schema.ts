@@ -1,5 +1,7 @@
 import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { REVISION_DESCRIPTION } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
+import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { listPricelistItems, listPricelists, listUpdatedPriceItems, type PricelistSummary } from './pricelist.service';
 
@@ -20,6 +22,7 @@ export const PriceItem = builder.prismaObject('PriceItem', {
     startDate: t.expose('startDate', { type: 'Date', nullable: true }),
     endDate: t.expose('endDate', { type: 'Date', nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Time of the last price or date change.' }),
+    revision: t.exposeInt('revision', { description: REVISION_DESCRIPTION }),
   }),
 });
 
@@ -37,7 +40,7 @@ builder.queryFields((t) => ({
     type: pageOf('PriceItemPage', PriceItem),
     description: 'Price items whose price or dates changed since their last acknowledgement, ordered by updatedAt then id.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listUpdatedPriceItems(ctx.prisma, args),
+    resolve: (_root, args, ctx) => listUpdatedPriceItems(ctx.prisma, readerOf(ctx), args),
   }),
   pricelists: t.field({
     type: pageOf('PricelistPage', Pricelist),

@@ -3,6 +3,7 @@ import { notFound } from '../errors/app-error';
 import type { PageShape } from '../graphql/pages';
 import { resolvePage, type PageArgs } from '../changes/pagination';
 import { pendingFieldsSql, type SqlRunner } from '../changes/tracked-table';
+import { takeChangeClock } from '../changes/change-clock';
 import { changeListPage, fetchPage } from '../changes/pages';
 import type { PriceItemInput } from './pricelist.input';
 
@@ -22,13 +23,14 @@ export async function upsertPriceItems(
   const byKey = new Map(items.map((i) => [`${i.pricelist_external_id}\u0000${i.product_external_id}`, i]));
   const changed = (col: string) => `t.${col} IS DISTINCT FROM EXCLUDED.${col}`;
   const anyChange = TRACKED.map(changed).join(' OR ');
+  const stamp = await takeChangeClock(tx, 'price_items');
   const bump = (col: string) =>
     `CASE WHEN ${changed(col)} THEN jsonb_build_object('${col}', t.revision + 1) ELSE '{}'::jsonb END`;
   const written = await tx.$queryRawUnsafe<Array<{ id: number }>>(
     `INSERT INTO price_items AS t (pricelist_external_id, pricelist_name, product_external_id, price, start_date, end_date,
                                    revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at)
      SELECT v.pricelist_external_id, v.pricelist_name, v.product_external_id, v.price, v.start_date, v.end_date,
-            1, 0, '{"price":1,"start_date":1,"end_date":1}'::jsonb, ARRAY['end_date','price','start_date'], true, true, now(), now()
+            1, 0, '{"price":1,"start_date":1,"end_date":1}'::jsonb, ARRAY['end_date','price','start_date'], true, true, now(), $2::timestamptz
        FROM jsonb_to_recordset($1::jsonb) AS v(pricelist_external_id text, pricelist_name text, product_external_id text,
                                                price double precision, start_date date, end_date date)
      ON CONFLICT (pricelist_external_id, product_external_id) DO UPDATE SET
@@ -40,10 +42,11 @@ export async function upsertPriceItems(
         field_revisions = t.field_revisions || ${TRACKED.map(bump).join(' || ')},
         revision = CASE WHEN ${anyChange} THEN t.revision + 1 ELSE t.revision END,
         pending = t.pending OR ${anyChange},
-        updated_at = CASE WHEN ${anyChange} THEN now() ELSE t.updated_at END
+        updated_at = CASE WHEN ${anyChange} THEN $2::timestamptz ELSE t.updated_at END
       WHERE ${anyChange} OR ${changed('pricelist_name')}
      RETURNING t.id`,
     JSON.stringify([...byKey.values()].map((i) => ({ ...i, start_date: i.start_date ?? null, end_date: i.end_date ?? null }))),
+    stamp,
   );
   if (written.length === 0) return;
   // changed_fields derives from the field_revisions just written, hence a second statement.
@@ -55,8 +58,8 @@ export async function upsertPriceItems(
 }
 
 /** Price items whose price or dates changed, oldest change first; remembered for the ack. */
-export function listUpdatedPriceItems(prisma: PrismaClient, args: PageArgs): Promise<PageShape<PriceItem>> {
-  return changeListPage(prisma, 'price_items', args);
+export function listUpdatedPriceItems(prisma: PrismaClient, reader: string, args: PageArgs): Promise<PageShape<PriceItem>> {
+  return changeListPage(prisma, 'price_items', reader, args);
 }
 
 export type PricelistSummary = { id: string; name: string; itemCount: number };

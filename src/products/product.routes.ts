@@ -29,6 +29,7 @@ export const productRoutes: RestRoute[] = trackedRoutes({
       context: 'erp_sync',
       data: { name: 'Espresso cup', description: 'Porcelain, 80 ml', price: 7.5 },
       updatedAt: '2026-11-22T08:30:00.000Z',
+      revision: 3,
     },
   },
 });

@@ -1,6 +1,7 @@
 import { registerTrackedOperations } from '../changes/tracked-graphql';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
+import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { MAX_PRODUCTS_PER_REQUEST } from './product.input';
 import { listProducts, listUpdatedProducts, syncProducts } from './product.service';
@@ -33,7 +34,7 @@ builder.queryFields((t) => ({
     description:
       'Products with pending changes, ordered by updatedAt then id. Listing a record records the revision shown, which a later acknowledgement covers.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listUpdatedProducts(ctx.prisma, args),
+    resolve: (_root, args, ctx) => listUpdatedProducts(ctx.prisma, readerOf(ctx), args),
   }),
   products: t.field({
     type: pageOf('ProductPage', Product),

@@ -56,6 +56,6 @@ export function listProducts(prisma: PrismaClient, filter: ProductFilter, args: 
 }
 
 /** Products with pending changes, oldest change first; the page is remembered for the ack. */
-export function listUpdatedProducts(prisma: PrismaClient, args: PageArgs): Promise<PageShape<Product>> {
-  return changeListPage(prisma, 'products', args);
+export function listUpdatedProducts(prisma: PrismaClient, reader: string, args: PageArgs): Promise<PageShape<Product>> {
+  return changeListPage(prisma, 'products', reader, args);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_IDS_PER_ACK } from '../changes/tracked-service';
+import { CHANGE_LIST_RULES, batchAckRoute } from '../changes/tracked-routes';
 import type { RestRoute } from '../rest/route-table';
 import { MAX_PURCHASE_ORDERS_PER_REQUEST, purchaseOrderInput } from './purchase-order.input';
 
@@ -42,7 +42,7 @@ export const purchaseOrderRoutes: RestRoute[] = [
     summary: 'Purchase orders with pending changes',
     description:
       'Change records with changedFields ("lines" for any line change), ordered by updatedAt then id. ' +
-      'Acknowledge with POST /api/v1/purchase-orders/updated/batch-delete; a change after the listing stays pending.',
+      'Acknowledge with POST /api/v1/purchase-orders/updated/batch-delete. ' + CHANGE_LIST_RULES,
     paginated: true,
     example: {
       response: {
@@ -57,22 +57,14 @@ export const purchaseOrderRoutes: RestRoute[] = [
             context: 'erp_sync',
             data: { state: 'confirmed', order_date: '2026-11-20', lines: exampleInput.lines },
             updatedAt: '2026-11-22T08:30:00.000Z',
+            revision: 3,
           },
         ],
         meta: { total: 1, limit: 50, offset: 0 },
       },
     },
   },
-  {
-    field: 'Mutation.acknowledgePurchaseOrders',
-    method: 'POST',
-    path: '/v1/purchase-orders/updated/batch-delete',
-    tag: 'Purchase orders',
-    summary: 'Acknowledge purchase orders',
-    description: `Body {"ids": [...]} with 1 to ${MAX_IDS_PER_ACK.toLocaleString('en')} ids (more is 413). acknowledged counts the known ids; unknown ids are listed in notFound.`,
-    bodyLists: { ids: { maxItems: MAX_IDS_PER_ACK } },
-    example: { request: { ids: [31] }, response: { success: true, acknowledged: 1, notFound: [] } },
-  },
+  batchAckRoute({ field: 'Mutation.acknowledgePurchaseOrders', path: '/v1/purchase-orders/updated/batch-delete', tag: 'Purchase orders', summary: 'Acknowledge purchase orders' }),
   {
     field: 'Query.purchaseOrder',
     method: 'GET',

@@ -2,6 +2,7 @@ import { registerTrackedOperations } from '../changes/tracked-graphql';
 import { ChangeRecord, TrackedRecord } from '../changes/tracked-fields';
 import { notFound } from '../errors/app-error';
 import { builder } from '../graphql/builder';
+import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { MAX_PURCHASE_ORDERS_PER_REQUEST } from './purchase-order.input';
 import { listPurchaseOrders, listUpdatedPurchaseOrders, syncPurchaseOrders } from './purchase-order.service';
@@ -49,7 +50,7 @@ builder.queryFields((t) => ({
     type: pageOf('PurchaseOrderChangePage', PurchaseOrderChange),
     description: 'Purchase orders with pending changes, ordered by updatedAt then id.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listUpdatedPurchaseOrders(ctx.prisma, args),
+    resolve: (_root, args, ctx) => listUpdatedPurchaseOrders(ctx.prisma, readerOf(ctx), args),
   }),
   purchaseOrders: t.field({
     type: pageOf('PurchaseOrderPage', PurchaseOrder),

@@ -77,8 +77,8 @@ export async function syncPurchaseOrders(
   return syncResult(outcomes, errors);
 }
 
-export function listUpdatedPurchaseOrders(prisma: PrismaClient, args: PageArgs): Promise<PageShape<PurchaseOrder>> {
-  return changeListPage(prisma, 'purchase_orders', args);
+export function listUpdatedPurchaseOrders(prisma: PrismaClient, reader: string, args: PageArgs): Promise<PageShape<PurchaseOrder>> {
+  return changeListPage(prisma, 'purchase_orders', reader, args);
 }
 
 export function listPurchaseOrders(

@@ -33,6 +33,7 @@ export const saleOrderRoutes: RestRoute[] = trackedRoutes({
       context: 'erp_sync',
       data: { lines: [{ product_external_id: 'SKU-1001', quantity: 2 }] },
       updatedAt: '2026-11-22T08:30:00.000Z',
+      revision: 3,
     },
   },
 });

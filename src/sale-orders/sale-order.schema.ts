@@ -1,6 +1,7 @@
 import { registerTrackedOperations } from '../changes/tracked-graphql';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
+import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { MAX_SALE_ORDERS_PER_REQUEST, SALE_ORDER_DIRECTIONS } from './sale-order.input';
 import { listSaleOrders, listUpdatedSaleOrders, syncSaleOrders } from './sale-order.service';
@@ -50,7 +51,7 @@ builder.queryFields((t) => ({
       ...changeListArgs,
       direction: t.arg({ type: SaleOrderDirectionEnum, description: 'inbound or outbound; both when omitted.' }),
     },
-    resolve: (_root, args, ctx) => listUpdatedSaleOrders(ctx.prisma, args),
+    resolve: (_root, args, ctx) => listUpdatedSaleOrders(ctx.prisma, readerOf(ctx), args),
   }),
   saleOrders: t.field({
     type: SaleOrderPage,

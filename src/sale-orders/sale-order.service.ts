@@ -43,9 +43,10 @@ export type SaleOrderFilter = {
 /** Sale orders with pending changes, optionally of one direction; the page is remembered for the ack. */
 export function listUpdatedSaleOrders(
   prisma: PrismaClient,
+  reader: string,
   args: PageArgs & { direction?: SaleOrderDirection | null },
 ): Promise<PageShape<SaleOrder>> {
-  return changeListPage(prisma, 'sale_orders', args, args.direction ? { direction: args.direction } : {});
+  return changeListPage(prisma, 'sale_orders', reader, args, args.direction ? { direction: args.direction } : {});
 }
 
 /** All sale orders for dashboards, newest change first. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_IDS_PER_ACK } from '../changes/tracked-service';
+import { CHANGE_LIST_RULES, batchAckRoute } from '../changes/tracked-routes';
 import type { RestRoute } from '../rest/route-table';
 import { MAX_STOCKS_PER_REQUEST, stockInput } from './stock.input';
 
@@ -13,6 +13,7 @@ const exampleEntry = {
   suggestedSalePrice: 7.5,
   isQuantityChanged: true,
   updatedAt: '2026-11-22T08:30:00.000Z',
+  revision: 3,
 };
 const page = (total: number) => ({ payload: [exampleEntry], meta: { total, limit: 50, offset: 0 } });
 
@@ -42,21 +43,12 @@ export const stockRoutes: RestRoute[] = [
     tag: 'Stocks',
     summary: 'Stock entries whose quantity changed (delta query)',
     description:
-      'Entries with isQuantityChanged, ordered by updatedAt then id. Acknowledge with POST /api/v1/stocks/changed/batch-delete, which clears the flag; ' +
-      'a quantity change after the listing keeps the entry flagged.',
+      'Entries with isQuantityChanged, ordered by updatedAt then id. Acknowledge with POST /api/v1/stocks/changed/batch-delete, which clears the flag. ' +
+      CHANGE_LIST_RULES,
     paginated: true,
     example: { query: '?limit=500', response: page(1) },
   },
-  {
-    field: 'Mutation.acknowledgeStocks',
-    method: 'POST',
-    path: '/v1/stocks/changed/batch-delete',
-    tag: 'Stocks',
-    summary: 'Acknowledge stock changes',
-    description: `Body {"ids": [...]} with 1 to ${MAX_IDS_PER_ACK.toLocaleString('en')} stock entry ids (more is 413). acknowledged counts the known ids; unknown ids are listed in notFound.`,
-    bodyLists: { ids: { maxItems: MAX_IDS_PER_ACK } },
-    example: { request: { ids: [88] }, response: { success: true, acknowledged: 1, notFound: [] } },
-  },
+  batchAckRoute({ field: 'Mutation.acknowledgeStocks', path: '/v1/stocks/changed/batch-delete', tag: 'Stocks', summary: 'Acknowledge stock changes' }),
   {
     field: 'Query.stocksBySupplier',
     method: 'GET',

@@ -1,5 +1,7 @@
 import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { REVISION_DESCRIPTION } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
+import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { MAX_STOCKS_PER_REQUEST } from './stock.input';
 import { listChangedStocks, listStocks, lookupStock, syncStocks } from './stock.service';
@@ -21,6 +23,7 @@ export const Stock = builder.prismaObject('Stock', {
       description: 'True when the entry is new or its quantity changed since the last acknowledgement.',
     }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Time of the last change of quantity or prices.' }),
+    revision: t.exposeInt('revision', { description: REVISION_DESCRIPTION }),
   }),
 });
 
@@ -31,7 +34,7 @@ builder.queryFields((t) => ({
     type: StockPage,
     description: 'Stock entries whose quantity changed since their last acknowledgement, ordered by updatedAt then id.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listChangedStocks(ctx.prisma, args),
+    resolve: (_root, args, ctx) => listChangedStocks(ctx.prisma, readerOf(ctx), args),
   }),
   stocksBySupplier: t.field({
     type: StockPage,

@@ -7,6 +7,7 @@ import { changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inTransaction, type RecordOutcome } from '../changes/tracked-sync';
 import type { SqlRunner } from '../changes/tracked-table';
+import { takeChangeClock } from '../changes/change-clock';
 import { MAX_STOCKS_PER_REQUEST, stockInput, type StockInput } from './stock.input';
 
 /**
@@ -38,8 +39,9 @@ export async function syncStocks(prisma: PrismaClient, records: readonly unknown
   // One transaction: a list is applied whole or not at all, even when it takes several statements.
   if (byShape.size > 0) {
     await inTransaction(prisma, async (tx) => {
+      const stamp = await takeChangeClock(tx, 'stocks');
       for (const { shape, entries } of byShape.values()) {
-        const counts = await upsertStocks(tx, shape, entries);
+        const counts = await upsertStocks(tx, shape, entries, stamp);
         created += counts.created;
         written += counts.written;
       }
@@ -66,7 +68,12 @@ function shapeOf(entry: StockInput): Shape {
   return { key: `${purchasePrice}/${suggestedSalePrice}`, purchasePrice, suggestedSalePrice };
 }
 
-async function upsertStocks(tx: SqlRunner, shape: Shape, entries: StockInput[]): Promise<{ created: number; written: number }> {
+async function upsertStocks(
+  tx: SqlRunner,
+  shape: Shape,
+  entries: StockInput[],
+  stamp: Date,
+): Promise<{ created: number; written: number }> {
   const qtyChanged = 't.quantity IS DISTINCT FROM EXCLUDED.quantity';
   // A price that was not sent keeps the stored one (and is NULL in a new entry).
   const prices = [
@@ -79,7 +86,7 @@ async function upsertStocks(tx: SqlRunner, shape: Shape, entries: StockInput[]):
        INSERT INTO stocks AS t (supplier_external_id, product_external_id, quantity, purchase_price, suggested_sale_price,
                                 revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at)
        SELECT v.supplier_external_id, v.product_external_id, v.quantity, v.purchase_price, v.suggested_sale_price,
-              1, 0, '{"quantity":1}'::jsonb, ARRAY['quantity'], true, true, now(), now()
+              1, 0, '{"quantity":1}'::jsonb, ARRAY['quantity'], true, true, now(), $2::timestamptz
          FROM jsonb_to_recordset($1::jsonb) AS v(supplier_external_id text, product_external_id text, quantity double precision,
                                                  purchase_price double precision, suggested_sale_price double precision)
        ON CONFLICT (supplier_external_id, product_external_id) DO UPDATE SET
@@ -90,19 +97,20 @@ async function upsertStocks(tx: SqlRunner, shape: Shape, entries: StockInput[]):
           field_revisions = CASE WHEN ${qtyChanged} THEN jsonb_build_object('quantity', t.revision + 1) ELSE t.field_revisions END,
           pending = t.pending OR ${qtyChanged},
           changed_fields = CASE WHEN t.pending OR ${qtyChanged} THEN ARRAY['quantity'] ELSE ARRAY[]::text[] END,
-          updated_at = now()
+          updated_at = $2::timestamptz
         WHERE ${anyChanged}
        RETURNING (t.xmax = 0) AS inserted
      )
      SELECT (count(*) FILTER (WHERE inserted))::int AS created, count(*)::int AS written FROM written`,
     JSON.stringify(entries),
+    stamp,
   );
   return rows[0] ?? { created: 0, written: 0 };
 }
 
 /** Entries whose quantity changed since their last acknowledgement (the delta query). */
-export function listChangedStocks(prisma: PrismaClient, args: PageArgs): Promise<PageShape<Stock>> {
-  return changeListPage(prisma, 'stocks', args);
+export function listChangedStocks(prisma: PrismaClient, reader: string, args: PageArgs): Promise<PageShape<Stock>> {
+  return changeListPage(prisma, 'stocks', reader, args);
 }
 
 /** All stock of one supplier, or of one product across suppliers. An unknown id is an empty page. */

@@ -10,6 +10,8 @@ import { backends, openTestDatabase, type TestDatabase } from '../support/databa
  * The change lists read with one hand-written statement; what they hand to GraphQL must be
  * exactly what Prisma would have returned for the same rows, on every tracked table.
  */
+const READER = 'token:pages-test';
+
 describe.each(backends)('change list pages on %s', (backend) => {
   let db: TestDatabase;
   beforeAll(async () => {
@@ -47,27 +49,28 @@ describe.each(backends)('change list pages on %s', (backend) => {
   it.each(Object.keys(prismaRows) as TrackedTableName[])('%s: rows in the Prisma model shape, total, and the listing remembered', async (table) => {
     const before = await prismaRows[table]();
     expect(before.length).toBeGreaterThan(0);
-    const page = await changeListPage(db.prisma, table, { limit: 500 });
-    // Everything but listedRevision, which the listing itself sets.
-    const strip = (rows: Array<{ id: number }>) => rows.map(({ listedRevision: _l, ...rest }: { id: number; listedRevision?: unknown }) => rest);
+    const page = await changeListPage(db.prisma, table, READER, { limit: 500 });
+    // Everything but listedRevisions, which the listing itself sets (and the page leaves out).
+    const strip = (rows: Array<{ id: number }>) => rows.map(({ listedRevisions: _l, ...rest }: { id: number; listedRevisions?: unknown }) => rest);
     expect(strip(page.payload)).toEqual(strip(before));
     expect(page.meta).toEqual({ total: before.length, limit: 500, offset: 0 });
-    const after = (await prismaRows[table]()) as unknown as Array<{ revision: number; listedRevision: number | null }>;
-    expect(after.every((r) => r.listedRevision === r.revision)).toBe(true);
+    const after = (await prismaRows[table]()) as unknown as Array<{ revision: number; listedRevisions: Record<string, number> }>;
+    expect(after.every((r) => r.listedRevisions[READER] === r.revision)).toBe(true);
+    expect(after.every((r) => Object.keys(r.listedRevisions).length === 1)).toBe(true);
   });
 
   it('pages with limit and offset, counts every pending record, and is empty past the end', async () => {
-    const first = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'products', { limit: 2 });
-    const second = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'products', { limit: 2, offset: 2 });
+    const first = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'products', READER, { limit: 2 });
+    const second = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'products', READER, { limit: 2, offset: 2 });
     expect([...first.payload, ...second.payload].map((p) => p.externalId)).toEqual(['P0', 'P1', 'P2']);
     expect(second.meta).toEqual({ total: 3, limit: 2, offset: 2 });
-    expect(await changeListPage(db.prisma, 'products', { offset: 10 })).toEqual({ payload: [], meta: { total: 3, limit: 50, offset: 10 } });
+    expect(await changeListPage(db.prisma, 'products', READER, { offset: 10 })).toEqual({ payload: [], meta: { total: 3, limit: 50, offset: 10 } });
   });
 
   it('filters by since and by a column value', async () => {
     const latest = await db.prisma.product.findFirstOrThrow({ orderBy: [{ updatedAt: 'desc' }] });
-    expect(await changeListPage(db.prisma, 'products', { since: latest.updatedAt })).toMatchObject({ payload: [], meta: { total: 0 } });
-    const inbound = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'sale_orders', {}, { direction: 'inbound' });
+    expect(await changeListPage(db.prisma, 'products', READER, { since: latest.updatedAt })).toMatchObject({ payload: [], meta: { total: 0 } });
+    const inbound = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'sale_orders', READER, {}, { direction: 'inbound' });
     expect(inbound.payload.map((o) => o.externalId)).toEqual(['SO-in']);
     expect(inbound.meta.total).toBe(1);
   });

@@ -26,6 +26,7 @@ describe.each(backends)('partners over REST on %s', (backend) => {
     const contact = list.payload.find((p: { externalId: string }) => p.externalId === 'CONTACT');
     expect(contact).toEqual({
       id: stored.get('CONTACT')!.id,
+      revision: 1,
       externalId: 'CONTACT',
       erpId: null,
       isNew: true,

@@ -31,6 +31,7 @@ describe.each(backends)('pricelists over REST on %s', (backend) => {
     const item = list.payload.find((i: { pricelistExternalId: string }) => i.pricelistExternalId === 'RETAIL');
     expect(item).toEqual({
       id: expect.any(Number),
+      revision: 1,
       pricelistExternalId: 'RETAIL',
       pricelistName: 'Retail EUR',
       productExternalId: 'P1',
@@ -72,7 +73,7 @@ describe.each(backends)('pricelists over REST on %s', (backend) => {
     const listed = (await updated()).payload[0];
     await pushProducts([{ external_id: 'P1', pricelists: [retail(2)] }]);
     const ack = await ctx.api.request('POST', '/api/v1/pricelists/updated/batch-delete', { body: { ids: [listed.id, 987654] } });
-    expect(ack.body).toEqual({ success: true, acknowledged: 1, notFound: [987654] });
+    expect(ack.body).toEqual({ success: true, acknowledged: 1, notFound: [987654], notListed: [] });
     expect((await updated()).payload).toEqual([expect.objectContaining({ id: listed.id, price: 2, previousPrice: 1, isNew: false })]);
   });
 

@@ -30,6 +30,7 @@ describe.each(backends)('purchase orders over REST on %s', (backend) => {
     const [record] = (await updated()).payload;
     expect(record).toEqual({
       id: expect.any(Number),
+      revision: 1,
       externalId: 'PO-1',
       erpId: 77,
       supplierExternalId: 'SUP-1',
@@ -94,7 +95,7 @@ describe.each(backends)('purchase orders over REST on %s', (backend) => {
     const [listed] = (await updated()).payload;
     await ctx.api.request('POST', '/api/v1/purchase-orders', { body: order('PO-3', [['A', 2, 1]]) });
     const ack = await ctx.api.request('POST', '/api/v1/purchase-orders/updated/batch-delete', { body: { ids: [listed.id] } });
-    expect(ack.body).toEqual({ success: true, acknowledged: 1, notFound: [] });
+    expect(ack.body).toEqual({ success: true, acknowledged: 1, notFound: [], notListed: [] });
     expect((await updated()).payload).toEqual([expect.objectContaining({ id: listed.id, changedFields: ['lines'] })]);
   });
 

@@ -45,11 +45,15 @@ describe('OpenAPI document', () => {
 
     const batch = doc.paths['/api/v1/updated-products/batch-delete'].post;
     expect(batch.parameters).toBeUndefined();
-    expect(batch.requestBody.content['application/json'].schema.properties.ids).toMatchObject({ maxItems: 1000 });
+    expect(batch.requestBody.content['application/json'].schema.properties.ids).toMatchObject({ maxItems: 10_000 });
 
     const ack = doc.paths['/api/v1/updated-products/{id}'].delete;
     expect(ack.requestBody).toBeUndefined();
-    expect(ack.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path', required: true })]);
+    expect(ack.parameters).toEqual([
+      expect.objectContaining({ name: 'id', in: 'path', required: true }),
+      expect.objectContaining({ name: 'revision', in: 'query', required: false, schema: expect.objectContaining({ type: 'integer' }) }),
+    ]);
+    expect(batch.requestBody.content['application/json'].schema.properties.items).toMatchObject({ type: 'array', maxItems: 10_000 });
   });
 
   it('returns full change records in the change list, not just ids', () => {
@@ -57,7 +61,7 @@ describe('OpenAPI document', () => {
     const page = doc.components.schemas[list.responses['200'].content['application/json'].schema.$ref.split('/').pop()];
     const record = doc.components.schemas[page.properties.payload.items.$ref.split('/').pop()];
     expect(Object.keys(record.properties).sort()).toEqual(
-      ['changedFields', 'context', 'data', 'erpId', 'externalId', 'id', 'isNew', 'updatedAt'].sort(),
+      ['changedFields', 'context', 'data', 'erpId', 'externalId', 'id', 'isNew', 'revision', 'updatedAt'].sort(),
     );
   });
 

@@ -23,6 +23,7 @@ describe.each(backends)('sale orders over REST on %s', (backend) => {
     expect(list.meta.total).toBe(2);
     expect(list.payload[0]).toEqual({
       id: expect.any(Number),
+      revision: 1,
       externalId: 'SO-1',
       erpId: 501,
       direction: 'inbound',
@@ -85,6 +86,7 @@ describe.each(backends)('sale orders over REST on %s', (backend) => {
       success: true,
       acknowledged: 1,
       notFound: [424242],
+      notListed: [],
     });
     expect((await pending()).meta.total).toBe(0);
 

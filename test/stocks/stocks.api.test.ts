@@ -32,6 +32,7 @@ describe.each(backends)('stocks over REST on %s', (backend) => {
     expect(list.meta).toEqual({ total: 2, limit: 50, offset: 0 });
     expect(list.payload[0]).toEqual({
       id: expect.any(Number),
+      revision: 1,
       supplierExternalId: 'S1',
       productExternalId: 'P1',
       quantity: 10,
@@ -77,7 +78,7 @@ describe.each(backends)('stocks over REST on %s', (backend) => {
     const [listed] = (await changed()).payload;
     await push([entry('S1', 'P1', 8)]);
     const ack = await ctx.api.request('POST', '/api/v1/stocks/changed/batch-delete', { body: { ids: [listed.id, 777777] } });
-    expect(ack.body).toEqual({ success: true, acknowledged: 1, notFound: [777777] });
+    expect(ack.body).toEqual({ success: true, acknowledged: 1, notFound: [777777], notListed: [] });
     expect((await changed()).payload).toEqual([expect.objectContaining({ id: listed.id, quantity: 8, previousQuantity: 10 })]);
     await ackAll();
     expect((await changed()).meta.total).toBe(0);
