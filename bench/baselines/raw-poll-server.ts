@@ -1,6 +1,6 @@
 /**
  * The poll baseline: a minimal node:http server over pg doing the change list's work (the page,
- * the total, remembering the listed revisions so that acks stay safe) and serving the same JSON.
+ * the total, remembering the revisions listed to this reader so that acks stay safe) and serving the same JSON.
  * Runs in a process of its own, like the service: `node --import tsx raw-poll-server.ts <databaseUrl>`
  * prints its URL.
  */
@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 
 const PAGE = 50;
+/** Listings are remembered per reader (ADR 0002); the baseline has one. */
+const READER = 'token:baseline';
 const pool = new Pool({ connectionString: process.argv[2], max: 10 });
 
 const server = createServer(async (_req, res) => {
@@ -21,9 +23,10 @@ const server = createServer(async (_req, res) => {
       pool.query('SELECT count(*)::int AS n FROM products WHERE pending'),
     ]);
     await pool.query(
-      `UPDATE products AS t SET listed_revision = v.revision FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int)
-        WHERE t.id = v.id AND (t.listed_revision IS NULL OR t.listed_revision < v.revision)`,
-      [JSON.stringify(page.rows.map((r) => ({ id: r.id, revision: r.revision })))],
+      `UPDATE products AS t SET listed_revisions = t.listed_revisions || jsonb_build_object($2::text, v.revision)
+         FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int)
+        WHERE t.id = v.id AND (t.listed_revisions ->> $2::text) IS DISTINCT FROM v.revision::text`,
+      [JSON.stringify(page.rows.map((r) => ({ id: r.id, revision: r.revision }))), READER],
     );
     const payload = page.rows.map((r) => ({
       changedFields: r.changed_fields,
@@ -34,6 +37,7 @@ const server = createServer(async (_req, res) => {
       id: r.id,
       isNew: r.is_new,
       updatedAt: r.updated_at.toISOString(),
+      revision: r.revision,
     }));
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ meta: { limit: PAGE, offset: 0, total: total.rows[0].n }, payload }));

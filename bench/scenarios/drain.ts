@@ -25,7 +25,7 @@ async function seed(service: Service): Promise<void> {
 
 /** Every product pending again, as if just pushed, and the table vacuumed: both runs start alike. */
 async function makeAllPending(client: Client): Promise<void> {
-  await client.query(`UPDATE products SET acked_revision = 0, listed_revision = NULL, pending = true, is_new = true, acknowledged_at = NULL,
+  await client.query(`UPDATE products SET acked_revision = 0, listed_revisions = '{}', pending = true, is_new = true, acknowledged_at = NULL,
                              changed_fields = ARRAY(SELECT jsonb_object_keys(field_revisions) ORDER BY 1)`);
   await client.query('VACUUM ANALYZE products');
 }
@@ -40,6 +40,9 @@ async function serviceDrain(service: Service): Promise<number> {
   }
 }
 
+/** Listings are remembered per reader (ADR 0002); the raw drain is one reader. */
+const READER = 'token:baseline';
+
 async function rawDrain(client: Client): Promise<number> {
   let drained = 0;
   for (;;) {
@@ -52,20 +55,22 @@ async function rawDrain(client: Client): Promise<number> {
     ]);
     if (page.rows.length === 0) return drained;
     await client.query(
-      `UPDATE products AS t SET listed_revision = v.revision FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int)
-        WHERE t.id = v.id AND (t.listed_revision IS NULL OR t.listed_revision < v.revision)`,
-      [JSON.stringify(page.rows.map((r) => ({ id: r.id, revision: r.revision })))],
+      `UPDATE products AS t SET listed_revisions = t.listed_revisions || jsonb_build_object($2::text, v.revision)
+         FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int)
+        WHERE t.id = v.id AND (t.listed_revisions ->> $2::text) IS DISTINCT FROM v.revision::text`,
+      [JSON.stringify(page.rows.map((r) => ({ id: r.id, revision: r.revision }))), READER],
     );
     // The body a webshop would read, as the service builds it.
     JSON.stringify(page.rows);
     const acked = await client.query(
-      `UPDATE products AS t SET acked_revision = GREATEST(t.acked_revision, COALESCE(t.listed_revision, t.revision)),
+      `UPDATE products AS t SET acked_revision = GREATEST(t.acked_revision, LEAST(t.revision, (t.listed_revisions ->> $2::text)::int)),
               changed_fields = ARRAY(SELECT f.key FROM jsonb_each_text(t.field_revisions) f
-                                      WHERE f.value::int > GREATEST(t.acked_revision, COALESCE(t.listed_revision, t.revision)) ORDER BY 1),
-              pending = t.revision > GREATEST(t.acked_revision, COALESCE(t.listed_revision, t.revision)),
-              is_new = false, acknowledged_at = now()
-        WHERE t.id = ANY($1::int[])`,
-      [page.rows.map((r) => r.id)],
+                                      WHERE f.value::int > GREATEST(t.acked_revision, LEAST(t.revision, (t.listed_revisions ->> $2::text)::int)) ORDER BY 1),
+              pending = t.revision > GREATEST(t.acked_revision, LEAST(t.revision, (t.listed_revisions ->> $2::text)::int)),
+              is_new = false, acknowledged_at = now(),
+              listed_revisions = '{}'::jsonb
+        WHERE t.id = ANY($1::int[]) AND t.listed_revisions ? $2::text`,
+      [page.rows.map((r) => r.id), READER],
     );
     drained += acked.rowCount ?? 0;
   }

@@ -5,6 +5,7 @@
  * price items, in one transaction).
  */
 import { Client } from 'pg';
+import { TAKE_CLOCK } from '../lib/change-clock';
 import { log, median, ratioResult, ROUNDS, timed, type Result } from '../lib/measure';
 import { api, type Service } from '../lib/service';
 
@@ -59,23 +60,26 @@ async function rawSync(client: Client, products: Product[], context: string): Pr
     }
     if (changed.length > 0) {
       await client.query(
-        `UPDATE products AS t SET data = v.data, context = $2, revision = v.revision, field_revisions = v.field_revisions,
+        `WITH clock AS (${TAKE_CLOCK('products')})
+         UPDATE products AS t SET data = v.data, context = $2, revision = v.revision, field_revisions = v.field_revisions,
                 changed_fields = ARRAY(SELECT f.key FROM jsonb_each_text(v.field_revisions) f WHERE f.value::int > t.acked_revision ORDER BY 1),
-                pending = true, updated_at = now()
+                pending = true, updated_at = (SELECT stamp FROM clock)
            FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int, data jsonb, field_revisions jsonb) WHERE t.id = v.id`,
         [JSON.stringify(changed), context],
       );
     }
     const items = products.flatMap((p) => p.pricelists.map((i) => ({ ...i, product_external_id: p.external_id })));
     await client.query(
-      `INSERT INTO price_items AS t (pricelist_external_id, pricelist_name, product_external_id, price, revision, acked_revision,
+      `WITH clock AS (${TAKE_CLOCK('price_items')})
+       INSERT INTO price_items AS t (pricelist_external_id, pricelist_name, product_external_id, price, revision, acked_revision,
                                      field_revisions, changed_fields, is_new, pending, created_at, updated_at)
-       SELECT v.pricelist_external_id, v.pricelist_name, v.product_external_id, v.price, 1, 0, '{"price":1}', ARRAY['price'], true, true, now(), now()
+       SELECT v.pricelist_external_id, v.pricelist_name, v.product_external_id, v.price, 1, 0, '{"price":1}', ARRAY['price'], true, true, now(),
+              (SELECT stamp FROM clock)
          FROM jsonb_to_recordset($1::jsonb) AS v(pricelist_external_id text, pricelist_name text, product_external_id text, price float8)
        ON CONFLICT (pricelist_external_id, product_external_id) DO UPDATE SET
           price = EXCLUDED.price, pricelist_name = EXCLUDED.pricelist_name, previous_price = t.price,
           revision = t.revision + 1, field_revisions = t.field_revisions || jsonb_build_object('price', t.revision + 1),
-          changed_fields = ARRAY['price'], pending = true, updated_at = now()
+          changed_fields = ARRAY['price'], pending = true, updated_at = EXCLUDED.updated_at
         WHERE t.price IS DISTINCT FROM EXCLUDED.price OR t.pricelist_name IS DISTINCT FROM EXCLUDED.pricelist_name`,
       [JSON.stringify(items)],
     );

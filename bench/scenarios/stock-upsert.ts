@@ -6,6 +6,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Client } from 'pg';
 import { PrismaClient } from '../../src/generated/prisma/client';
+import { TAKE_CLOCK } from '../lib/change-clock';
 import { log, median, ratioResult, ROUNDS, timed, type Result } from '../lib/measure';
 import { api, type Service } from '../lib/service';
 
@@ -30,9 +31,10 @@ export function stockBatch(supplier: string, k: number, count = ENTRIES): Entry[
 }
 
 const RAW_UPSERT = `
+  WITH clock AS (${TAKE_CLOCK('stocks')})
   INSERT INTO stocks AS t (supplier_external_id, product_external_id, quantity, purchase_price,
                            revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at)
-  SELECT s, p, q, pp, 1, 0, '{"quantity":1}', ARRAY['quantity'], true, true, now(), now()
+  SELECT s, p, q, pp, 1, 0, '{"quantity":1}', ARRAY['quantity'], true, true, now(), (SELECT stamp FROM clock)
     FROM unnest($1::text[], $2::text[], $3::float8[], $4::float8[]) AS v(s, p, q, pp)
   ON CONFLICT (supplier_external_id, product_external_id) DO UPDATE SET
      quantity = EXCLUDED.quantity,
@@ -42,7 +44,7 @@ const RAW_UPSERT = `
      field_revisions = CASE WHEN t.quantity <> EXCLUDED.quantity THEN jsonb_build_object('quantity', t.revision + 1) ELSE t.field_revisions END,
      pending = t.pending OR t.quantity <> EXCLUDED.quantity,
      changed_fields = ARRAY['quantity'],
-     updated_at = now()
+     updated_at = EXCLUDED.updated_at
    WHERE t.quantity <> EXCLUDED.quantity OR t.purchase_price IS DISTINCT FROM EXCLUDED.purchase_price`;
 
 function rawUpsert(client: Client, entries: Entry[]) {
