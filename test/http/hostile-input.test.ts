@@ -14,6 +14,7 @@ import { fullPath, type RestRoute } from '../../src/rest/route-table';
 import { restRoutes } from '../../src/rest/routes';
 import { isPerRecordBatch } from '../../src/validation/graphql-arguments';
 import { backends } from '../support/database';
+import { fingerprint as fingerprintOf } from '../support/fingerprint';
 import { useApiFixture } from '../support/http';
 
 type Case = {
@@ -196,21 +197,7 @@ const POISON_CASES = BATCH_ROUTES.flatMap(({ route, arg }) => {
 describe.each(backends)('hostile input on %s', (backend) => {
   const ctx = useApiFixture(backend);
 
-  /** Every row of every table, hashed: nothing a rejected request does may change it. */
-  async function fingerprint(): Promise<string> {
-    const tables = await ctx.db.prisma.$queryRawUnsafe<Array<{ name: string }>>(
-      `SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename NOT IN ('_prisma_migrations', 'api_tokens') ORDER BY 1`,
-    );
-    const parts = await Promise.all(
-      tables.map(async ({ name }) => {
-        const [row] = await ctx.db.prisma.$queryRawUnsafe<Array<{ h: string | null }>>(
-          `SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS h FROM "${name}" t`,
-        );
-        return `${name}:${row!.h}`;
-      }),
-    );
-    return parts.join(',');
-  }
+  const fingerprint = () => fingerprintOf(ctx.db.prisma);
 
   beforeAll(async () => {
     await ctx.api.request('POST', '/api/v1/products', {
