@@ -31,25 +31,36 @@ export function unstorableText(text: string): string | undefined {
  */
 export function findUnstorable(value: unknown, max = MAX_PROBLEMS_PER_VALUE): UnstorableValue[] {
   const problems: UnstorableValue[] = [];
-  const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value, path: [] }];
+  // Paths are linked to their parent and spelled out only for a problem: a clean 10 MB batch
+  // must not allocate a path array per value. A bad key waits on the stack like a value, so that
+  // problems come out in document order.
+  const stack: Visit[] = [{ value, parent: undefined, key: undefined }];
   while (stack.length > 0 && problems.length < max) {
-    const { value: current, path } = stack.pop()!;
-    const problem = unstorableScalar(current);
+    const visit = stack.pop()!;
+    const current = visit.value;
+    const problem = visit.badKey ?? unstorableScalar(current);
     if (problem) {
-      problems.push({ path, message: problem });
+      problems.push({ path: pathOf(visit), message: problem });
     } else if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: [...path, i] });
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], parent: visit, key: i });
     } else if (isPlainObject(current)) {
-      const entries = Object.entries(current);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, child] = entries[i]!;
+      const keys = Object.keys(current);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
         const keyProblem = unstorableText(key);
-        if (keyProblem) problems.push({ path: [...path, key], message: `Field name ${JSON.stringify(key)}: ${keyProblem}` });
-        else stack.push({ value: child, path: [...path, key] });
+        stack.push({ value: current[key], parent: visit, key, ...(keyProblem ? { badKey: `Field name ${JSON.stringify(key)}: ${keyProblem}` } : {}) });
       }
     }
   }
-  return problems.slice(0, max);
+  return problems;
+}
+
+type Visit = { value: unknown; parent: Visit | undefined; key: string | number | undefined; badKey?: string };
+
+function pathOf(visit: Visit): Array<string | number> {
+  const path: Array<string | number> = [];
+  for (let v: Visit | undefined = visit; v?.key !== undefined; v = v.parent) path.unshift(v.key);
+  return path;
 }
 
 function unstorableScalar(value: unknown): string | undefined {
