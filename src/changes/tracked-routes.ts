@@ -32,6 +32,8 @@ export function trackedRoutes(o: {
         `Body: one ${o.noun} object, or {"${o.listArg}": [...]} with up to ${o.maxItems.toLocaleString('en')} ${o.plural} (more is 413). ` +
         `${o.input.rules} Fields left out keep their stored value. ` +
         'Each record is validated alone: bad records are listed in errors ({index, external_id, field, message}) and the others are stored. ' +
+        'A record is also rejected there when a string or field name anywhere in it holds a NUL character (\\u0000) or an unpaired surrogate, ' +
+        'or a number is not finite; external_id is then null when it is the field at fault. ' +
         'An identical re-sync counts as neither created nor updated and creates no pending change. ' +
         'Optional query parameter or body field context labels the change (default "erp_sync").',
       singleItemArg: o.listArg,

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { PrismaClient } from '../generated/prisma/client';
 import { AppError, notFound, validationFailed } from '../errors/app-error';
 import { formatPath } from '../errors/zod-details';
+import { unstorableDetails, unstorableText } from '../validation/storable';
 import type { BatchAckResultShape, SyncErrorShape, SyncResultShape } from '../graphql/common-types';
 import type { RecordOutcome } from './tracked-sync';
 import { acknowledge, type AckItem, type AckOutcome, type SqlRunner, type TrackedTableName } from './tracked-table';
@@ -29,18 +30,27 @@ export function validateBatch<Schema extends z.ZodType>(
   const valid: Array<{ index: number; value: z.infer<Schema> }> = [];
   const errors: SyncErrorShape[] = [];
   records.forEach((raw, index) => {
+    const prefix = `${options.argName}[${index}]`;
+    // What the database cannot store (NUL, lone surrogates…) is refused here, record by record,
+    // rather than failing the whole batch's transaction.
+    const unstorable = unstorableDetails(raw, prefix);
     const parsed = schema.safeParse(raw);
-    if (parsed.success) {
+    if (parsed.success && unstorable.length === 0) {
       valid.push({ index, value: parsed.data });
       return;
     }
     const externalId = (raw as { external_id?: unknown } | null)?.external_id;
-    for (const issue of parsed.error.issues) {
+    const problems = [
+      ...unstorable,
+      ...(parsed.error?.issues ?? []).map((issue) => ({ field: formatPath(issue.path, prefix), message: issue.message })),
+    ];
+    for (const { field, message } of problems) {
       errors.push({
         index,
-        external_id: typeof externalId === 'string' ? externalId : null,
-        field: formatPath(issue.path, `${options.argName}[${index}]`),
-        message: issue.message,
+        // An unstorable external id is not echoed back either.
+        external_id: typeof externalId === 'string' && unstorableText(externalId) === undefined ? externalId : null,
+        field,
+        message,
       });
     }
   });

@@ -1,15 +1,9 @@
 import type { z } from 'zod';
 import { validationFailed, type ErrorDetail } from './app-error';
+import { unstorableDetails } from '../validation/storable';
+import { formatPath } from './field-path';
 
-/** `products[3].price` style paths, the way a client author reads them. */
-export function formatPath(path: ReadonlyArray<PropertyKey>, prefix = ''): string {
-  let out = prefix;
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out ? `.${String(key)}` : String(key);
-  }
-  return out;
-}
+export { formatPath };
 
 export function zodDetails(error: z.ZodError, prefix = ''): ErrorDetail[] {
   return error.issues.map((issue) => ({
@@ -21,6 +15,7 @@ export function zodDetails(error: z.ZodError, prefix = ''): ErrorDetail[] {
 /** The input as the schema makes it, or a VALIDATION_FAILED error naming every bad field. */
 export function parseInput<T>(schema: z.ZodType<T>, input: unknown): T {
   const parsed = schema.safeParse(input);
-  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
+  const unstorable = unstorableDetails(input, '');
+  if (!parsed.success || unstorable.length > 0) throw validationFailed([...unstorable, ...(parsed.error ? zodDetails(parsed.error) : [])]);
   return parsed.data;
 }

@@ -14,7 +14,7 @@ export const failureInput = z
     entity_type: z.enum(FAILURE_ENTITY_TYPES),
     source: z.enum(FAILURE_SOURCES),
     external_id: z.string().min(1, 'Must not be empty').max(255, 'At most 255 characters').nullish(),
-    middleware_id: z.number().int().positive('Must be a positive id').nullish(),
+    middleware_id: z.int32({ message: 'Must be an integer up to 2147483647' }).positive('Must be a positive id').nullish(),
     error_message: z.string().min(1, 'Must not be empty').max(10_000, 'At most 10,000 characters'),
     error_details: z
       .array(z.object({ field: z.string().max(1_000), message: z.string().max(10_000) }))

@@ -1,5 +1,6 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { builder } from './builder';
+import { guardArguments } from './argument-guard';
 import './common-types';
 // Each domain registers its types and root fields on the builder.
 import '../products/product.schema';
@@ -15,7 +16,7 @@ import '../webhooks/webhook.schema';
 import '../accounts/account.schema';
 import '../auth/token.schema';
 
-export const schema: GraphQLSchema = builder.toSchema();
+export const schema: GraphQLSchema = guardArguments(builder.toSchema());
 
 /** What schema.graphql at the repository root holds. */
 export const printedSchema = (): string => `${printSchema(lexicographicSortSchema(schema))}\n`;

@@ -6,7 +6,7 @@ export const PARTNER_TYPES = ['B', 'C', 'D', 'O'] as const;
 /** Named fields are checked; any other field (name, address…) is kept in `data` and diffed. */
 export const partnerInput = z.looseObject({
   external_id: z.string().min(1, 'Must not be empty').max(255, 'At most 255 characters'),
-  erp_id: z.number().int().nullable().optional(),
+  erp_id: z.int32({ message: 'Must be an integer from -2147483648 to 2147483647' }).nullable().optional(),
   name: z.string().nullable().optional(),
   type: z
     .enum(PARTNER_TYPES, { message: 'Must be B (billing), C (contact), D (delivery) or O (anonymous shipment)' })

@@ -10,7 +10,7 @@ export const MAX_PRODUCTS_PER_REQUEST = 5000;
  */
 export const productInput = z.looseObject({
   external_id: z.string().min(1, 'Must not be empty').max(255, 'At most 255 characters'),
-  erp_id: z.number().int().nullable().optional(),
+  erp_id: z.int32({ message: 'Must be an integer from -2147483648 to 2147483647' }).nullable().optional(),
   name: z.string().nullable().optional(),
   description: z.string().nullable().optional(),
   price: z.number().min(0, 'Must be 0 or more').nullable().optional(),

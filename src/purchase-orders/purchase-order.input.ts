@@ -15,7 +15,7 @@ export const purchaseOrderLineInput = z.object({
 /** Named fields are checked; any other field is kept in `data` and diffed. */
 export const purchaseOrderInput = z.looseObject({
   external_id: externalId,
-  erp_id: z.number().int().nullable().optional(),
+  erp_id: z.int32({ message: 'Must be an integer from -2147483648 to 2147483647' }).nullable().optional(),
   supplier_external_id: externalId,
   state: z.string().max(64).nullable().optional(),
   order_date: z

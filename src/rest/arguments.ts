@@ -11,6 +11,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { ErrorDetail } from '../errors/app-error';
+import { unstorableArguments } from '../validation/graphql-arguments';
 import type { RestRoute } from './route-table';
 
 /**
@@ -60,12 +61,13 @@ function checkValue(arg: GraphQLArgument, value: unknown): ErrorDetail[] {
   if (isListType(listType) && value != null && !Array.isArray(value)) {
     return [{ field: arg.name, message: 'Expected an array' }];
   }
-  coerceInputValue(value, arg.type, (path, _invalid, error) => {
+  const coerced: unknown = coerceInputValue(value, arg.type, (path, _invalid, error) => {
     // A missing or unknown input-object field is reported at the object; its name is in the message.
     const named = /^Field "(\w+)" (of required type|is not defined)/.exec(error.message)?.[1];
     const suffix = [...path, ...(named ? [named] : [])].map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
     details.push({ field: `${arg.name}${suffix}`, message: plainMessage(error.message) });
   });
+  if (details.length === 0) details.push(...unstorableArguments([arg], { [arg.name]: coerced }));
   return details;
 }
 
@@ -81,4 +83,27 @@ function textToValue(text: string, type: GraphQLInputType): unknown {
 
 function plainMessage(message: string): string {
   return message.replace(/^Expected value of type "[^"]+", found [^;]+; /, '').replace(/\s+$/, '');
+}
+
+/**
+ * Query parameters whose percent-encoding is not UTF-8 (`%FF`, an encoded lone surrogate):
+ * URLSearchParams would quietly turn them into U+FFFD, so a lookup would search for other text.
+ */
+export function undecodableQueryParams(search: string): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  for (const pair of search.replace(/^\?/, '').split('&')) {
+    const [name = '', value = ''] = pair.replace(/\+/g, ' ').split(/=(.*)/s);
+    const field = lenientDecode(name);
+    if (lenientDecode(value) === undefined) details.push({ field: field ?? '(query)', message: 'Must be percent-encoded UTF-8' });
+    else if (field === undefined) details.push({ field: '(query)', message: 'A parameter name is not percent-encoded UTF-8' });
+  }
+  return details;
+}
+
+function lenientDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -2,7 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, errorResponse } from '../errors/app-error';
 import { parseJsonObject } from './body';
-import { unknownBodyFields, validateRestArguments } from './arguments';
+import { undecodableQueryParams, unknownBodyFields, validateRestArguments } from './arguments';
 import type { ServerContext } from '../graphql/context';
 import { API_BASE, createRouteMatcher, type RestRoute } from './route-table';
 
@@ -36,6 +36,11 @@ export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly R
           body = { [route.singleItemArg]: [body] };
           normalised = true;
         }
+        const encoding = [
+          ...match.undecodable.map((name) => ({ field: name, message: 'Must be percent-encoded UTF-8' })),
+          ...undecodableQueryParams(url.search),
+        ];
+        if (encoding.length > 0) throw new AppError('VALIDATION_FAILED', 'Invalid request', encoding);
         const details = [
           ...(route.strictBody ? unknownBodyFields(options.schema, route, body) : []),
           ...validateRestArguments(options.schema, route, {

@@ -46,7 +46,12 @@ export const fullPath = (route: Pick<RestRoute, 'path'>): string => `${API_BASE}
 /** `/v1/x/:id` → `/v1/x/{id}` as OpenAPI writes it. */
 export const openApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
 
-export type RouteMatch = { route: RestRoute; params: Record<string, string> };
+export type RouteMatch = {
+  route: RestRoute;
+  params: Record<string, string>;
+  /** Path parameters whose percent-encoding is not UTF-8 (`%FF`): a 400, not a URIError. */
+  undecodable: string[];
+};
 
 export type RouteMatcher = {
   match(method: string, pathname: string): RouteMatch | 'method-not-allowed' | undefined;
@@ -73,8 +78,16 @@ export function createRouteMatcher(routes: readonly RestRoute[]): RouteMatcher {
         if (!m) continue;
         pathMatched = true;
         if (route.method !== method) continue;
-        const params = Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(m[i + 1]!)]));
-        return { route, params };
+        const params: Record<string, string> = {};
+        const undecodable: string[] = [];
+        names.forEach((name, i) => {
+          try {
+            params[name] = decodeURIComponent(m[i + 1]!);
+          } catch {
+            undecodable.push(name);
+          }
+        });
+        return { route, params, undecodable };
       }
       return pathMatched ? 'method-not-allowed' : undefined;
     },

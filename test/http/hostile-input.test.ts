@@ -1,8 +1,20 @@
-import { getNamedType, GraphQLInt, isEnumType, isListType, isNonNullType, isScalarType, type GraphQLArgument } from 'graphql';
+import {
+  getNamedType,
+  GraphQLInt,
+  GraphQLString,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+  type GraphQLArgument,
+} from 'graphql';
 import { schema } from '../../src/graphql/schema';
 import { fullPath, type RestRoute } from '../../src/rest/route-table';
 import { restRoutes } from '../../src/rest/routes';
+import { isPerRecordBatch } from '../../src/validation/graphql-arguments';
 import { backends } from '../support/database';
+import { fingerprint as fingerprintOf } from '../support/fingerprint';
 import { useApiFixture } from '../support/http';
 
 type Case = {
@@ -26,9 +38,9 @@ const inBody = (route: RestRoute, arg: GraphQLArgument) =>
   route.method === 'POST' && !pathParams(route).includes(arg.name) && !route.queryArgs?.includes(arg.name);
 
 /** A path with valid placeholders, optionally one parameter replaced. */
-function pathFor(route: RestRoute, override?: [string, string]): string {
+function pathFor(route: RestRoute, override?: [string, string], raw = false): string {
   return fullPath(route).replace(/:(\w+)/g, (_m, name: string) => {
-    if (override?.[0] === name) return encodeURIComponent(override[1]);
+    if (override?.[0] === name) return raw ? override[1] : encodeURIComponent(override[1]);
     const arg = argsOf(route).find((a) => a.name === name)!;
     const type = getNamedType(arg.type);
     return type === GraphQLInt ? '1' : isEnumType(type) ? type.getValues()[0]!.name : 'X';
@@ -53,6 +65,8 @@ function casesFor(route: RestRoute): Case[] {
     const type = getNamedType(arg.type);
     const bad = type === GraphQLInt ? ['abc', '1.5', '1 OR 1=1', '9'.repeat(30)] : isEnumType(type) ? ['nope', "x'; DROP TABLE products; --"] : [];
     for (const value of bad) cases.push({ ...base, name: `${tag}: path ${name}=${value.slice(0, 20)}`, path: pathFor(route, [name, value]), field: name });
+    cases.push({ ...base, name: `${tag}: path ${name} with NUL`, path: pathFor(route, [name, 'a\u0000b']), field: name });
+    for (const raw of NOT_UTF8) cases.push({ ...base, name: `${tag}: path ${name}=${raw}`, path: pathFor(route, [name, raw], true), field: name });
   }
 
   for (const arg of argsOf(route)) {
@@ -62,14 +76,16 @@ function casesFor(route: RestRoute): Case[] {
       type === GraphQLInt
         ? ['abc', '1.5', '-1']
         : type.name === 'DateTime'
-          ? ['yesterday', '2026-13-45T00:00:00Z', "' OR 1=1 --"]
+          ? ['yesterday', '2026-13-45T00:00:00Z', "' OR 1=1 --", '0000-01-01T00:00:00Z']
           : isEnumType(type)
             ? ['sideways', "'; DROP TABLE stocks; --"]
             : [];
+    const withQuery = (encoded: string) => `${pathFor(route)}${requiredQuery(route, arg.name)}${requiredQuery(route, arg.name) ? '&' : '?'}${arg.name}=${encoded}`;
     for (const value of bad) {
-      const query = `${requiredQuery(route, arg.name)}${requiredQuery(route, arg.name) ? '&' : '?'}${arg.name}=${encodeURIComponent(value)}`;
-      cases.push({ ...base, name: `${tag}: ${arg.name}=${value}`, path: `${pathFor(route)}${query}`, field: arg.name });
+      cases.push({ ...base, name: `${tag}: ${arg.name}=${value}`, path: withQuery(encodeURIComponent(value)), field: arg.name });
     }
+    cases.push({ ...base, name: `${tag}: ${arg.name} with NUL`, path: withQuery('a%00b'), field: arg.name });
+    for (const raw of NOT_UTF8) cases.push({ ...base, name: `${tag}: ${arg.name}=${raw}`, path: withQuery(raw), field: arg.name });
     if (isNonNullType(arg.type) && isScalarType(type) && type !== GraphQLInt) {
       cases.push({ ...base, name: `${tag}: missing ${arg.name}`, path: `${pathFor(route)}${requiredQuery(route, arg.name)}`, field: arg.name });
     }
@@ -97,32 +113,91 @@ function casesFor(route: RestRoute): Case[] {
         cases.push(body(`${arg.name} unknown`, JSON.stringify({ [arg.name]: 'nonsense' }), { field: arg.name }));
       }
       if (isNonNullType(arg.type) && !route.singleItemArg) cases.push(body(`missing ${arg.name}`, '{}', { field: arg.name }));
+      for (const [label, value, field] of unstorableValuesFor(arg)) {
+        cases.push(body(`${arg.name} ${label}`, JSON.stringify({ [arg.name]: value }), { field }));
+      }
     }
     if (route.strictBody) cases.push(body('an unknown field', JSON.stringify({ injected: "'; DROP TABLE sync_failures; --" }), { field: 'injected' }));
   }
   return cases;
 }
 
+/** Percent-encodings that are not UTF-8: a stray byte and an encoded lone surrogate. */
+const NOT_UTF8 = ['%FF', '%ED%A0%80'];
+
+/**
+ * Values the database cannot store, for a body argument that is not a per-record batch (those
+ * are in the poison-record table): [label, value, the field the 400 must name].
+ */
+function unstorableValuesFor(arg: GraphQLArgument): Array<[string, unknown, string]> {
+  if (isPerRecordBatch(arg)) return [];
+  const listType = isNonNullType(arg.type) ? arg.type.ofType : arg.type;
+  const named = getNamedType(arg.type);
+  const wrap = (value: unknown) => (isListType(listType) ? [value] : value);
+  const at = isListType(listType) ? `${arg.name}[0]` : arg.name;
+  if (named === GraphQLString) {
+    return [
+      ['with NUL', wrap('a\u0000b'), at],
+      ['with a lone surrogate', wrap('a\ud800b'), at],
+    ];
+  }
+  if (named.name === 'JSONObject' || named.name === 'JSON') {
+    return [
+      ['with NUL deep inside', wrap({ nested: ['ok', { text: 'a\u0000b' }] }), `${at}.nested[1].text`],
+      ['with NUL in a key', wrap({ nested: { 'k\u0000': 1 } }), `${at}.nested.k\u0000`],
+      ['with a lone surrogate', wrap({ text: '\udc00' }), `${at}.text`],
+    ];
+  }
+  if (isInputObjectType(named)) {
+    const stringField = Object.values(named.getFields()).find((f) => getNamedType(f.type) === GraphQLString);
+    if (!stringField) return [];
+    const value = Object.fromEntries(Object.values(named.getFields()).map((f) => [f.name, getNamedType(f.type) === GraphQLString ? 'a\u0000b' : 1]));
+    return [['with NUL in a field', wrap(value), `${at}.${stringField.name}`]];
+  }
+  return [];
+}
+
 const CASES = restRoutes.flatMap(casesFor);
+
+/** One valid record per batch argument; `id` makes it unique. */
+const GOOD_RECORD: Record<string, (id: string) => Record<string, unknown>> = {
+  products: (id) => ({ external_id: id, name: 'Cup', price: 1 }),
+  partners: (id) => ({ external_id: id, name: 'Ada', type: 'C' }),
+  sale_orders: (id) => ({ external_id: id, direction: 'inbound', lines: [{ sku: 'X', qty: 1 }] }),
+  stocks: (id) => ({ supplier_external_id: 'SUP', product_external_id: id, quantity: 1 }),
+  purchase_orders: (id) => ({ external_id: id, supplier_external_id: 'SUP', lines: [{ product_external_id: 'P', quantity: 1, price: 1 }] }),
+};
+
+type Poison = { name: string; make: (good: Record<string, unknown>) => Record<string, unknown>; field: string; needs?: string };
+
+/** One unstorable thing per poison record; `field` is where it is, below `<arg>[1]`. */
+const POISONS: Poison[] = [
+  { name: 'NUL in a string', make: (g) => ({ ...g, note: 'a\u0000b' }), field: '.note' },
+  { name: 'a lone high surrogate', make: (g) => ({ ...g, note: 'a\ud800' }), field: '.note' },
+  { name: 'a lone low surrogate deep in an array', make: (g) => ({ ...g, extra: { list: [1, '\udc00x'] } }), field: '.extra.list[1]' },
+  { name: 'NUL in an object key', make: (g) => ({ ...g, extra: { 'k\u0000': 1 } }), field: '.extra.k\u0000' },
+  { name: 'NUL in the identifying field', make: (g) => ({ ...g, [identifying(g)]: `${String(g[identifying(g)])}\u0000` }), field: '' },
+  { name: 'a number beyond double precision (1e400)', make: (g) => ({ ...g, big: '__1e400__' }), field: '.big' },
+  { name: 'erp_id 2^31 (int4 column)', make: (g) => ({ ...g, erp_id: 2 ** 31 }), field: '.erp_id', needs: 'erp_id' },
+  { name: 'erp_id -2^31 - 1', make: (g) => ({ ...g, erp_id: -(2 ** 31) - 1 }), field: '.erp_id', needs: 'erp_id' },
+];
+
+/** The field that names the record: external_id, or the product of a stock entry. */
+const identifying = (g: Record<string, unknown>) => ('external_id' in g ? 'external_id' : 'product_external_id');
+
+const BATCH_ROUTES = restRoutes.flatMap((route) => argsOf(route).filter(isPerRecordBatch).map((arg) => ({ route, arg: arg.name })));
+
+const POISON_CASES = BATCH_ROUTES.flatMap(({ route, arg }) => {
+  const itemSchema = route.bodyLists?.[arg]?.items?.schema as { properties?: Record<string, unknown> } | undefined;
+  return POISONS.filter((p) => !p.needs || Object.hasOwn(itemSchema?.properties ?? {}, p.needs)).map(
+    (poison) => [`POST ${route.path}: ${poison.name}`, { route, arg, poison }] as const,
+  );
+});
 
 describe.each(backends)('hostile input on %s', (backend) => {
   const ctx = useApiFixture(backend);
 
-  /** Every row of every table, hashed: nothing a rejected request does may change it. */
-  async function fingerprint(): Promise<string> {
-    const tables = await ctx.db.prisma.$queryRawUnsafe<Array<{ name: string }>>(
-      `SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename NOT IN ('_prisma_migrations', 'api_tokens') ORDER BY 1`,
-    );
-    const parts = await Promise.all(
-      tables.map(async ({ name }) => {
-        const [row] = await ctx.db.prisma.$queryRawUnsafe<Array<{ h: string | null }>>(
-          `SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS h FROM "${name}" t`,
-        );
-        return `${name}:${row!.h}`;
-      }),
-    );
-    return parts.join(',');
-  }
+  const fingerprint = () => fingerprintOf(ctx.db.prisma);
 
   beforeAll(async () => {
     await ctx.api.request('POST', '/api/v1/products', {
@@ -157,6 +232,26 @@ describe.each(backends)('hostile input on %s', (backend) => {
     expect(body.error.message).toEqual(expect.any(String));
     if (c.field) expect(body.error.details?.map((d) => d.field)).toContain(c.field);
     expect(await fingerprint()).toBe(before);
+  });
+
+  it('has a valid record for every batch route', () => {
+    for (const { arg } of BATCH_ROUTES) expect(Object.keys(GOOD_RECORD)).toContain(arg);
+  });
+
+  it.each(POISON_CASES)('%s: the good records are stored, the poison one is in errors', async (name, { route, arg, poison }) => {
+    const id = `POISON-${POISON_CASES.findIndex(([n]) => n === name)}`;
+    const good = GOOD_RECORD[arg]!;
+    const records = [good(`${id}-A`), poison.make(good(`${id}-P`)), good(`${id}-B`)];
+    const rawBody = JSON.stringify({ [arg]: records }).replace('"__1e400__"', '1e400');
+    const res = await ctx.api.request('POST', fullPath(route), { rawBody, headers: { 'content-type': 'application/json' } });
+    const field = poison.field === '' ? `${arg}[1].${identifying(records[0]!)}` : `${arg}[1]${poison.field}`;
+    expect({ status: res.status, body: res.body }).toMatchObject({
+      status: 200,
+      body: { success: false, processed: 2, created: 2, errors: [{ index: 1, field, message: expect.any(String) }] },
+    });
+    // Stored as sent: the same two records again change nothing.
+    const again = await ctx.api.request('POST', fullPath(route), { body: { [arg]: [records[0], records[2]] } });
+    expect(again.body).toMatchObject({ success: true, processed: 2, created: 0, updated: 0 });
   });
 
   it('stores injection strings verbatim and keeps every table', async () => {
