@@ -1,4 +1,4 @@
-import type { PageShape } from '../graphql/pages';
+import type { PageShape } from './results';
 import { resolvePage, type PageArgs } from './pagination';
 import type { SqlRunner, TrackedTableName } from './tracked-table';
 

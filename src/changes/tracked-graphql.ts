@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../generated/prisma/client';
 import { builder } from '../graphql/builder';
-import { AckItemInput, AckResult, BatchAckResult, PendingChanges, SyncResult, type SyncResultShape } from '../graphql/common-types';
+import { AckItemInput, AckResult, BatchAckResult, PendingChanges, SyncResult } from '../graphql/common-types';
+import type { SyncResultShape } from './results';
 import { readerOf } from '../graphql/reader';
 import { DEFAULT_CONTEXT, MAX_IDS_PER_ACK, acknowledgeMany, acknowledgeOne } from './tracked-service';
 import type { TrackedTableName } from './tracked-table';

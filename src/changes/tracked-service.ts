@@ -3,7 +3,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 import { AppError, notFound, validationFailed } from '../errors/app-error';
 import { formatPath } from '../errors/zod-details';
 import { unstorableDetails, unstorableText } from '../validation/storable';
-import type { BatchAckResultShape, SyncErrorShape, SyncResultShape } from '../graphql/common-types';
+import type { BatchAckResultShape, SyncErrorShape, SyncResultShape } from './results';
 import type { RecordOutcome } from './tracked-sync';
 import { acknowledge, type AckItem, type AckOutcome, type SqlRunner, type TrackedTableName } from './tracked-table';
 

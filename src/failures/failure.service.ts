@@ -3,7 +3,7 @@ import { notFound } from '../errors/app-error';
 import { releaseBulkParameters } from '../db/prisma-debug-history';
 import { parseInput } from '../errors/zod-details';
 import type { EventHub } from '../events/hub';
-import type { PageShape } from '../graphql/pages';
+import type { PageShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
 import { fetchPage } from '../changes/pages';
 import type { AckItem, TrackedTableName } from '../changes/tracked-table';

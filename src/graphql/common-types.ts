@@ -1,8 +1,7 @@
+import type { AckResultShape, BatchAckResultShape, PageMetaShape, SyncErrorShape, SyncResultShape } from '../changes/results';
 import { builder } from './builder';
 
 /** Shared shapes of every change list and acknowledgement, reused by each domain. */
-
-export type PageMetaShape = { total: number; limit: number; offset: number };
 
 export const PageMeta = builder.objectRef<PageMetaShape>('PageMeta').implement({
   description: 'Pagination of a list: total matching records, the limit applied and the offset.',
@@ -13,8 +12,6 @@ export const PageMeta = builder.objectRef<PageMetaShape>('PageMeta').implement({
   }),
 });
 
-export type SyncErrorShape = { index: number; external_id: string | null; field: string; message: string };
-
 export const SyncError = builder.objectRef<SyncErrorShape>('SyncError').implement({
   description: 'One rejected record of an inbound batch; the other records of the batch are stored.',
   fields: (t) => ({
@@ -24,14 +21,6 @@ export const SyncError = builder.objectRef<SyncErrorShape>('SyncError').implemen
     message: t.exposeString('message'),
   }),
 });
-
-export type SyncResultShape = {
-  success: boolean;
-  processed: number;
-  created: number;
-  updated: number;
-  errors: SyncErrorShape[];
-};
 
 export const SyncResult = builder.objectRef<SyncResultShape>('SyncResult').implement({
   description:
@@ -45,16 +34,12 @@ export const SyncResult = builder.objectRef<SyncResultShape>('SyncResult').imple
   }),
 });
 
-export type AckResultShape = { success: boolean; acknowledged: number };
-
 export const AckResult = builder.objectRef<AckResultShape>('AckResult').implement({
   fields: (t) => ({
     success: t.exposeBoolean('success'),
     acknowledged: t.exposeInt('acknowledged'),
   }),
 });
-
-export type BatchAckResultShape = AckResultShape & { notFound: number[]; notListed: number[] };
 
 export const BatchAckResult = builder.objectRef<BatchAckResultShape>('BatchAckResult').implement({
   description:

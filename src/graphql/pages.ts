@@ -1,10 +1,9 @@
 import type { ObjectRef } from '@pothos/core';
 import { builder } from './builder';
-import { PageMeta, type PageMetaShape } from './common-types';
+import type { PageShape } from '../changes/results';
+import { PageMeta } from './common-types';
 
 type Types = typeof builder.$inferSchemaTypes;
-
-export type PageShape<Item> = { payload: Item[]; meta: PageMetaShape };
 
 /** `{payload: [Item], meta: PageMeta}`, the envelope of every list (SPEC 2.2). */
 export function pageOf<Item>(name: string, item: ObjectRef<Types, Item>, description?: string) {

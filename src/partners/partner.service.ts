@@ -1,7 +1,6 @@
 import type { Partner, PrismaClient } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
-import type { SyncErrorShape, SyncResultShape } from '../graphql/common-types';
-import type { PageShape } from '../graphql/pages';
+import type { PageShape, SyncErrorShape, SyncResultShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
 import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';

@@ -1,6 +1,6 @@
 import type { PriceItem, PrismaClient } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
-import type { PageShape } from '../graphql/pages';
+import type { PageShape } from '../changes/results';
 import { resolvePage, type PageArgs } from '../changes/pagination';
 import { pendingFieldsSql, type SqlRunner } from '../changes/tracked-table';
 import { takeChangeClock } from '../changes/change-clock';

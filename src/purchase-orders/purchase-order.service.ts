@@ -1,6 +1,5 @@
 import type { PrismaClient, PurchaseOrder } from '../generated/prisma/client';
-import type { SyncResultShape } from '../graphql/common-types';
-import type { PageShape } from '../graphql/pages';
+import type { PageShape, SyncResultShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
 import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';

@@ -1,6 +1,6 @@
 import type { OutboundQueueItem, PrismaClient } from '../generated/prisma/client';
 import { AppError, notFound, validationFailed } from '../errors/app-error';
-import type { PageShape } from '../graphql/pages';
+import type { PageShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
 import { fetchPage, RECENT_ORDER } from '../changes/pages';
 

@@ -1,7 +1,6 @@
 import type { PrismaClient, Stock } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
-import type { SyncResultShape } from '../graphql/common-types';
-import type { PageShape } from '../graphql/pages';
+import type { PageShape, SyncResultShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
 import { changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
