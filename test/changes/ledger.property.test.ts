@@ -50,7 +50,8 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   }),
 );
 
-type Shown = { id: number; externalId: string; revision: number; data: Record<string, unknown> };
+/** A record as a listing showed it; `raced` when a push ran at the same time (its mark may be skipped). */
+type Shown = { id: number; externalId: string; revision: number; data: Record<string, unknown>; raced: boolean };
 
 describe.each(backends)('the acknowledgement ledger on %s', (backend) => {
   let db: TestDatabase;
@@ -78,18 +79,18 @@ describe.each(backends)('the acknowledgement ledger on %s', (backend) => {
           expect(result.success).toBe(true);
           truth.set(c.externalId, mergeFields(truth.get(c.externalId) ?? {}, c.fields));
         };
-        const runList = async (c: List) => {
+        const runList = async (c: List, raced = false) => {
           const page = await listUpdatedProducts(db.prisma, c.reader, { limit: c.limit });
           lastListed.set(
             c.reader,
-            page.payload.map((p) => ({ id: p.id, externalId: p.externalId, revision: p.revision, data: p.data as Record<string, unknown> })),
+            page.payload.map((p) => ({ id: p.id, externalId: p.externalId, revision: p.revision, data: p.data as Record<string, unknown>, raced })),
           );
         };
 
         for (const c of commands) {
           if (c.kind === 'sync') await runSync(c);
           else if (c.kind === 'list') await runList(c);
-          else if (c.kind === 'race') await Promise.all([runSync(c.sync), runList(c.list)]);
+          else if (c.kind === 'race') await Promise.all([runSync(c.sync), runList(c.list, true)]);
           else {
             const picked = lastListed.get(c.reader)!.filter((_, i) => c.pick[i]);
             if (picked.length === 0) continue;
@@ -99,8 +100,11 @@ describe.each(backends)('the acknowledgement ledger on %s', (backend) => {
               c.reader,
               c.withRevision ? { items: picked.map((p) => ({ id: p.id, revision: p.revision })) } : { ids: picked.map((p) => p.id) },
             );
-            expect(result.notListed).toEqual([]);
+            // A listing skips marking rows a push holds locked: such an ack by id covers nothing.
+            const raced = new Set(picked.filter((p) => p.raced).map((p) => p.id));
+            expect(result.notListed.filter((id) => !raced.has(id))).toEqual([]);
             for (const p of picked) {
+              if (result.notListed.includes(p.id)) continue;
               if ((shop.get(p.externalId)?.revision ?? 0) < p.revision) shop.set(p.externalId, { revision: p.revision, data: p.data });
             }
           }
