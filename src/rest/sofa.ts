@@ -9,6 +9,15 @@ export const SCALAR_SCHEMAS = {
   JSONObject: { type: 'object', additionalProperties: true },
 } as const;
 
+/**
+ * SOFA writes an argument's description into the scalar schema object it was given, which then
+ * shows on every other field of that scalar (a `since` description on every date-time): it gets
+ * a fresh copy on each look-up.
+ */
+const freshScalarSchemas = new Proxy(SCALAR_SCHEMAS as Record<string, Record<string, unknown>>, {
+  get: (schemas, name) => (typeof name === 'string' && Object.hasOwn(schemas, name) ? structuredClone(schemas[name]) : undefined),
+});
+
 /** The SOFA configuration derived from the route table; shared by the live routes and the document. */
 export function sofaConfig(schema: GraphQLSchema, routes: readonly RestRoute[]) {
   return {
@@ -22,7 +31,7 @@ export function sofaConfig(schema: GraphQLSchema, routes: readonly RestRoute[]) 
     ),
     // A paged record type also reachable by id would otherwise be cut down to { id }.
     ignore: routes.filter((r) => r.paginated).map((r) => `${pageTypeOf(schema, r)}.payload`),
-    customScalars: SCALAR_SCHEMAS as Record<string, Record<string, unknown>>,
+    customScalars: freshScalarSchemas,
     depthLimit: 4,
   };
 }
