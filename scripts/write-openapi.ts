@@ -1,11 +1,17 @@
-/** Writes the OpenAPI document served at /api/doc to build/openapi.json, for linting in CI. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+/**
+ * `npm run openapi:write`: rewrites openapi.json, the REST contract served at /api/doc, committed
+ * beside schema.graphql so that every change of the contract (a SOFA upgrade included) is a
+ * reviewable diff; a test fails when it is stale.
+ */
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { schema } from '../src/graphql/schema';
 import { buildOpenApiDocument } from '../src/rest/openapi';
 import { restRoutes } from '../src/rest/routes';
 
-const out = path.join(__dirname, '..', 'build', 'openapi.json');
-mkdirSync(path.dirname(out), { recursive: true });
-writeFileSync(out, `${JSON.stringify(buildOpenApiDocument(schema, restRoutes), null, 2)}\n`);
-console.log(`wrote ${path.relative(process.cwd(), out)}`);
+export const openApiText = (): string => `${JSON.stringify(buildOpenApiDocument(schema, restRoutes), null, 2)}\n`;
+
+if (require.main === module) {
+  writeFileSync(path.join(__dirname, '..', 'openapi.json'), openApiText());
+  console.log('wrote openapi.json');
+}

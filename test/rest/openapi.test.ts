@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { openApiText } from '../../scripts/write-openapi';
 import { schema } from '../../src/graphql/schema';
 import { buildOpenApiDocument } from '../../src/rest/openapi';
 import { renderAiContext } from '../../src/rest/ai-context';
@@ -6,6 +9,11 @@ import { fullPath, openApiPath } from '../../src/rest/route-table';
 import { restRoutes } from '../../src/rest/routes';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+it('openapi.json is the served document (run `npm run openapi:write` after a contract change)', () => {
+  const committed = readFileSync(path.join(__dirname, '..', '..', 'openapi.json'), 'utf8');
+  expect(committed).toBe(openApiText());
+});
 
 describe('OpenAPI document', () => {
   const doc: Json = buildOpenApiDocument(schema, restRoutes);
