@@ -18,6 +18,7 @@ import { schema } from './graphql/schema';
 import { usePublicRoutes, type PublicDocument } from './http/public-routes.plugin';
 import { useRateLimit, type RateLimiters } from './http/rate-limit';
 import { useBodyLimits } from './http/body-limits.plugin';
+import { useIdempotencyKeys } from './http/idempotency.plugin';
 import { GRAPHQL_ENDPOINT } from './http/endpoints';
 import type { Metrics } from './ops/metrics';
 import { READY_PATH, useOps } from './ops/ops.plugin';
@@ -108,7 +109,8 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       tokenCache,
     }),
     // Order matters: the body is read once and bounded before anyone parses it; the rate limit
-    // counts every request (401s too) before auth answers; the REST edge vets what SOFA executes.
+    // counts every request (401s too) before auth answers; an Idempotency-Key is claimed (or its
+    // answer replayed) before the REST edge vets what SOFA executes, so a 400 is replayed as well.
     plugins: [
       useRequestLog(logger),
       useSecurityHeaders(),
@@ -134,6 +136,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         graphqlEndpoint: GRAPHQL_ENDPOINT,
       }),
       useOps({ metrics, readiness, routes: restRoutes, fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)], prefixPaths: [CONSOLE_PATH] }),
+      useIdempotencyKeys({ prisma: db.prisma, routes: restRoutes, logger }),
       useRestEdge({ schema, routes: restRoutes }),
       useSofa({
         ...sofaConfig(schema, restRoutes),
