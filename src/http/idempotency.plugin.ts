@@ -25,6 +25,8 @@ export type IdempotencyOptions = {
   logger: Logger;
   /** A claim not renewed for this long is taken to belong to a crashed process. */
   leaseMs?: number;
+  /** The lease is renewed for at most this long; a request still running then may be run again by a retry. */
+  maxHoldMs?: number;
   /** Keys past their 24 hours are deleted at most this often, by the next keyed request. */
   pruneIntervalMs?: number;
 };
@@ -38,6 +40,7 @@ export function useIdempotencyKeys(options: IdempotencyOptions): Plugin<object, 
   const { prisma, logger } = options;
   const leaseMs = options.leaseMs ?? 30_000;
   const pruneIntervalMs = options.pruneIntervalMs ?? 600_000;
+  const maxHoldMs = options.maxHoldMs ?? 600_000;
   const matcher = createRouteMatcher(options.routes);
   const held = new WeakMap<object, HeldKey>();
   let lastPrune = 0;
@@ -78,7 +81,10 @@ export function useIdempotencyKeys(options: IdempotencyOptions): Plugin<object, 
       pruneNowAndThen();
       switch (outcome.kind) {
         case 'claimed': {
+          const claimedAt = Date.now();
           const renewal = setInterval(() => {
+            // A request whose answer never came (a later plugin threw, so no onResponse) must not hold its key forever.
+            if (Date.now() - claimedAt > maxHoldMs) return clearInterval(renewal);
             renewLease(prisma, id, outcome.leaseToken, leaseMs).catch((error: unknown) => logger.warn({ err: error }, 'idempotency lease not renewed'));
           }, Math.max(1, Math.floor(leaseMs / 3)));
           renewal.unref();
