@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { CONSOLE_PATH, useAdminConsole } from './admin/console.plugin';
 import { useBearerAuth } from './auth/auth.plugin';
 import { createTokenCache } from './auth/token-cache';
+import { createLiveStreams, type LiveStreams } from './auth/live-streams';
 import type { AppConfig } from './config';
 import type { Database } from './db/database';
 import { PUBLIC_ACCOUNT_FIELDS } from './accounts/account.schema';
@@ -18,6 +19,8 @@ import { schema } from './graphql/schema';
 import { usePublicRoutes, type PublicDocument } from './http/public-routes.plugin';
 import { useRateLimit, type RateLimiters } from './http/rate-limit';
 import { useBodyLimits } from './http/body-limits.plugin';
+import { useIdempotencyKeys } from './http/idempotency.plugin';
+import { useRevocableStreams } from './http/live-streams.plugin';
 import { GRAPHQL_ENDPOINT } from './http/endpoints';
 import type { Metrics } from './ops/metrics';
 import { READY_PATH, useOps } from './ops/ops.plugin';
@@ -32,7 +35,8 @@ import { useRestEdge } from './rest/rest-edge.plugin';
 import { restRoutes } from './rest/routes';
 import { sofaConfig } from './rest/sofa';
 
-export type App = YogaServerInstance<ServerContext, RequestContext>;
+/** The Yoga app, with the registry of its open subscriptions (graphql-ws registers its sockets there). */
+export type App = YogaServerInstance<ServerContext, RequestContext> & { liveStreams: LiveStreams };
 
 export type AppDeps = {
   config: Pick<AppConfig, 'maxBodyBytes' | 'tokenLastUsedResolutionMs' | 'tokenCacheTtlMs' | 'trustProxy' | 'graphqlLimits' | 'corsOrigins'> & {
@@ -56,6 +60,18 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
   const accountDeps: AccountDeps = { ...accounts, prisma: db.prisma };
   const tokenCache = createTokenCache(config.tokenCacheTtlMs);
   const authenticator = { prisma: db.prisma, lastUsedResolutionMs: config.tokenLastUsedResolutionMs, tokenCache };
+  // Streams are re-verified as often as a cached token is trusted (at least every second with the cache off).
+  const liveStreams = createLiveStreams({ prisma: db.prisma, recheckIntervalMs: Math.max(config.tokenCacheTtlMs, 1_000), logger });
+  // A revocation announced by any replica (or the CLI) reaches every replica through the event hub.
+  events.onRevocation(() => {
+    tokenCache.clear();
+    void liveStreams.recheck();
+  });
+  const credentialsRevoked = async () => {
+    tokenCache.clear();
+    await liveStreams.recheck();
+    events.publishRevocation();
+  };
   const publicDocuments: PublicDocument[] = [
     {
       method: 'GET',
@@ -77,7 +93,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
     },
   ];
 
-  return createYoga<ServerContext, RequestContext>({
+  const yoga = createYoga<ServerContext, RequestContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     landingPage: false,
@@ -106,9 +122,11 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       clientIp: clientIp ?? 'unknown',
       accounts: accountDeps,
       tokenCache,
+      credentialsRevoked,
     }),
     // Order matters: the body is read once and bounded before anyone parses it; the rate limit
-    // counts every request (401s too) before auth answers; the REST edge vets what SOFA executes.
+    // counts every request (401s too) before auth answers; an Idempotency-Key is claimed (or its
+    // answer replayed) before the REST edge vets what SOFA executes, so a 400 is replayed as well.
     plugins: [
       useRequestLog(logger),
       useSecurityHeaders(),
@@ -134,6 +152,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         graphqlEndpoint: GRAPHQL_ENDPOINT,
       }),
       useOps({ metrics, readiness, routes: restRoutes, fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)], prefixPaths: [CONSOLE_PATH] }),
+      useIdempotencyKeys({ prisma: db.prisma, routes: restRoutes, logger }),
       useRestEdge({ schema, routes: restRoutes }),
       useSofa({
         ...sofaConfig(schema, restRoutes),
@@ -142,6 +161,8 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       }),
       ...graphqlLimitPlugins(config.graphqlLimits),
       useErrorPolicy(),
+      useRevocableStreams(liveStreams),
     ],
   });
+  return Object.assign(yoga, { liveStreams });
 }

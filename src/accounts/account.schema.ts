@@ -65,12 +65,20 @@ builder.mutationFields((t) => ({
     type: Success,
     description: 'Sets a new password with a reset token; ends the sessions opened with the old one.',
     args: { token: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) => confirmPasswordReset(ctx.accounts, args, ctx.clientIp),
+    resolve: async (_root, args, ctx) => {
+      const done = await confirmPasswordReset(ctx.accounts, args, ctx.clientIp);
+      await ctx.credentialsRevoked();
+      return done;
+    },
   }),
   logout: t.field({
     type: Success,
-    description: 'Ends the calling admin session at once (FORBIDDEN for an API token).',
-    resolve: (_root, _args, ctx) => logout(ctx.prisma, ctx.auth),
+    description: 'Ends the calling admin session at once, its open subscriptions (SSE and graphql-ws) included (FORBIDDEN for an API token).',
+    resolve: async (_root, _args, ctx) => {
+      const done = await logout(ctx.prisma, ctx.auth);
+      await ctx.credentialsRevoked();
+      return done;
+    },
   }),
   approveAccount: t.field({
     type: AdminAccount,

@@ -46,12 +46,14 @@ builder.mutationFields((t) => ({
   }),
   revokeApiToken: t.field({
     type: ApiToken,
-    description: 'Admin only. Revokes by id or name; revoking twice is harmless.',
+    description:
+      'Admin only. Revokes by id or name; revoking twice is harmless. The token stops working at once on every replica sharing REDIS_URL ' +
+      '(else within TOKEN_CACHE_TTL_MS), and its open subscriptions end: SSE with a last UNAUTHENTICATED error, graphql-ws with close code 4403.',
     args: { idOrName: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       requireAdmin(ctx);
       const revoked = await revokeToken(ctx.prisma, args.idOrName);
-      ctx.tokenCache.clear();
+      await ctx.credentialsRevoked();
       return revoked;
     },
   }),

@@ -13,6 +13,8 @@ export type AuthInfo = {
   role: TokenRole;
   /** Set for an admin session (not an API token): what signing out revokes. */
   sessionTokenHash?: string;
+  /** Set for an API token: what open live streams are re-verified by. */
+  tokenHash?: string;
 };
 
 export type TokenSummary = {
@@ -89,7 +91,7 @@ export async function verifyToken(
   if (!row.lastUsedAt || now - row.lastUsedAt.getTime() >= options.lastUsedResolutionMs) {
     await prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
   }
-  const auth: AuthInfo = { key: `token:${row.tokenHash.slice(0, 32)}`, name: row.name, role: row.role };
+  const auth: AuthInfo = { key: `token:${row.tokenHash.slice(0, 32)}`, name: row.name, role: row.role, tokenHash: row.tokenHash };
   options.cache?.set(row.tokenHash, auth);
   return auth;
 }

@@ -4,6 +4,7 @@ import { createAdminAccount } from '../accounts/account.service';
 import { createToken, listTokens, revokeToken } from '../auth/token.service';
 import { loadConfig, type AppConfig } from '../config';
 import { openDatabase, type Database } from '../db/database';
+import { createEventHub } from '../events/hub';
 import { createLogger } from '../logger';
 import { startServer, startWorker, stopOnSignals } from '../server';
 import { createSecretBox, loadEncryptionKey } from '../webhooks/secret-box';
@@ -107,9 +108,15 @@ export function buildCli(): Command {
     .description('revoke a token by id or name')
     .argument('<id|name>')
     .action((idOrName: string) =>
-      withDatabase(async (db) => {
+      withDatabase(async (db, config) => {
         const t = await revokeToken(db.prisma, idOrName);
         console.log(`revoked token "${t.name}" (id ${t.id})`);
+        // With Redis the serving replicas drop the token at once; without, within TOKEN_CACHE_TTL_MS.
+        if (config.redisUrl) {
+          const events = createEventHub({ redisUrl: config.redisUrl });
+          events.publishRevocation();
+          await events.close();
+        }
       }),
     );
   const admin = program.command('admin').description('manage admin accounts');

@@ -4,7 +4,10 @@ import { createPubSub, type PubSub } from 'graphql-yoga';
 import Redis from 'ioredis';
 import type { SyncFailureEvent } from '../failures/failure.input';
 
-export type FailurePubSub = PubSub<{ syncFailure: [SyncFailureEvent] }>;
+/** Some token or session was revoked: every replica re-verifies the credentials of its open streams. */
+export type RevocationNotice = { at: string };
+type Topics = { syncFailure: [SyncFailureEvent]; credentialsRevoked: [RevocationNotice] };
+export type FailurePubSub = PubSub<Topics>;
 
 /**
  * Events inside the service: sync_failure for subscribers (fanned out through Redis when
@@ -14,6 +17,9 @@ export type FailurePubSub = PubSub<{ syncFailure: [SyncFailureEvent] }>;
 export type EventHub = {
   pubsub: FailurePubSub;
   publishFailure(event: SyncFailureEvent): void;
+  /** Tells every replica (this one too) that a credential was revoked. */
+  publishRevocation(): void;
+  onRevocation(listener: () => void): () => void;
   signalQueueWork(): void;
   onQueueWork(listener: () => void): () => void;
   close(): Promise<void>;
@@ -24,17 +30,30 @@ export function createEventHub(options: { redisUrl?: string | undefined } = {}):
   queue.setMaxListeners(0);
   let redis: { publish: Redis; subscribe: Redis } | undefined;
   let pubsub: FailurePubSub;
+  const revocationFeeds = new Set<AsyncIterator<RevocationNotice>>();
   if (options.redisUrl) {
     redis = { publish: new Redis(options.redisUrl), subscribe: new Redis(options.redisUrl) };
-    pubsub = createPubSub<{ syncFailure: [SyncFailureEvent] }>({
+    pubsub = createPubSub<Topics>({
       eventTarget: createRedisEventTarget({ publishClient: redis.publish, subscribeClient: redis.subscribe }),
     });
   } else {
-    pubsub = createPubSub<{ syncFailure: [SyncFailureEvent] }>();
+    pubsub = createPubSub<Topics>();
   }
   return {
     pubsub,
     publishFailure: (event) => pubsub.publish('syncFailure', event),
+    publishRevocation: () => pubsub.publish('credentialsRevoked', { at: new Date().toISOString() }),
+    onRevocation(listener) {
+      const notices = pubsub.subscribe('credentialsRevoked');
+      revocationFeeds.add(notices);
+      void (async () => {
+        for await (const _notice of notices) listener();
+      })();
+      return () => {
+        revocationFeeds.delete(notices);
+        void notices.return?.();
+      };
+    },
     signalQueueWork: () => queue.emit('work'),
     onQueueWork(listener) {
       queue.on('work', listener);
@@ -42,6 +61,9 @@ export function createEventHub(options: { redisUrl?: string | undefined } = {}):
     },
     async close() {
       queue.removeAllListeners();
+      // Unsubscribed before the connections quit, or the UNSUBSCRIBE fails on a closed connection.
+      await Promise.all([...revocationFeeds].map((notices) => notices.return?.()));
+      revocationFeeds.clear();
       if (redis) await Promise.all([redis.publish.quit(), redis.subscribe.quit()]);
     },
   };

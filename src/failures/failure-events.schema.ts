@@ -28,7 +28,8 @@ builder.subscriptionField('syncFailure', (t) =>
     type: SyncFailureEventType,
     description:
       'Every reported failure as it is stored (optionally of one entity type or source), over SSE (Accept: text/event-stream) or graphql-ws at /graphql. ' +
-      'With REDIS_URL, failures reported to any replica reach subscribers on every replica.',
+      'With REDIS_URL, failures reported to any replica reach subscribers on every replica. ' +
+      'The stream ends when its token or session is revoked or signed out: SSE with a last result carrying an UNAUTHENTICATED error, graphql-ws with close code 4403.',
     args: {
       entityType: t.arg({ type: FailureEntityType }),
       source: t.arg({ type: FailureSource }),

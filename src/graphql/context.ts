@@ -31,4 +31,9 @@ export type RequestContext = {
   accounts: AccountDeps;
   /** Cleared when this process revokes a token. */
   tokenCache: TokenCache;
+  /**
+   * Call after revoking a token or session: clears the token cache, ends this process's streams
+   * opened with it (awaited) and tells the other replicas to do the same.
+   */
+  credentialsRevoked(): Promise<void>;
 };

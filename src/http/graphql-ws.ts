@@ -5,14 +5,20 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { App } from '../app';
+import { verifySession } from '../accounts/account.service';
 import { bearerToken } from '../auth/auth.plugin';
 import { verifyToken, type AuthInfo } from '../auth/token.service';
+import { GRAPHQL_WS_CONTEXT_FLAG } from './live-streams.plugin';
 
-type Extra = { auth?: AuthInfo; requestId?: string };
+type Extra = { auth?: AuthInfo; requestId?: string; untrack?: () => void };
+
+/** graphql-ws's Forbidden: clients treat it as final and do not reconnect with the same credentials. */
+const CLOSE_FORBIDDEN = 4403;
 
 /**
  * graphql-ws on the HTTP server's /graphql, through Yoga's envelope so that context, plugins and
- * error policy are those of HTTP requests. The bearer token comes in connectionParams.authorization.
+ * error policy are those of HTTP requests. The bearer token (an API token or an admin session)
+ * comes in connectionParams.authorization; when it is revoked the socket is closed with 4403.
  */
 export function attachGraphqlWs(
   server: Server,
@@ -25,11 +31,21 @@ export function attachGraphqlWs(
       async onConnect(ctx) {
         const header = String(ctx.connectionParams?.authorization ?? '');
         const token = bearerToken(header);
-        const auth = token ? await verifyToken(options.prisma, token, { lastUsedResolutionMs: options.lastUsedResolutionMs }) : null;
+        const auth = !token
+          ? null
+          : token.startsWith('sgs_')
+            ? await verifySession(options.prisma, token)
+            : await verifyToken(options.prisma, token, { lastUsedResolutionMs: options.lastUsedResolutionMs });
         if (!auth) return false; // closes with 4403 Forbidden
         ctx.extra.auth = auth;
         ctx.extra.requestId = randomUUID();
+        const { socket } = ctx.extra;
+        if (socket.readyState !== socket.OPEN) return false; // gone while we verified: nothing to track
+        ctx.extra.untrack = app.liveStreams.track(auth, () => socket.close(CLOSE_FORBIDDEN, 'Forbidden: the token or session was revoked'));
         return true;
+      },
+      onClose(ctx) {
+        ctx.extra.untrack?.();
       },
       execute: (args) => (args.rootValue as { execute(a: ExecutionArgs): unknown }).execute(args) as never,
       subscribe: (args) => (args.rootValue as { subscribe(a: ExecutionArgs): unknown }).subscribe(args) as never,
@@ -39,6 +55,7 @@ export function attachGraphqlWs(
           auth: ctx.extra.auth,
           requestId: ctx.extra.requestId,
           params: payload,
+          [GRAPHQL_WS_CONTEXT_FLAG]: true,
         });
         const document = parse(payload.query);
         const errors = validate(schema, document);

@@ -1,5 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { errorStatus, type ErrorCode } from '../errors/app-error';
+import { documentIdempotency, idempotencyHeaders, idempotencyParameters } from './openapi-idempotency';
 import { fullPath, openApiPath, type RestRoute } from './route-table';
 import { sofaOpenApiDocument } from './sofa';
 
@@ -9,7 +10,8 @@ const ERROR_RESPONSES: Partial<Record<ErrorCode, string>> = {
   VALIDATION_FAILED: 'Invalid input: malformed JSON, a bad query parameter or a bad field. details names each field.',
   UNAUTHENTICATED: 'Missing or invalid bearer token (or, for sign-in, wrong credentials).',
   FORBIDDEN: 'Not allowed (registration closed, or an admin operation without role admin).',
-  CONFLICT: 'The record exists already or is not in a state that allows this.',
+  CONFLICT: 'The record exists already or is not in a state that allows this, or a request with the same Idempotency-Key is still running (Retry-After).',
+  IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was used in the last 24 hours for a different request (method, path, query or body).',
   NOT_FOUND: 'No record with this id.',
   PAYLOAD_TOO_LARGE: 'The body or the batch exceeds its limit.',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json.',
@@ -78,7 +80,8 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
     tags: [...new Set(routes.map((r) => r.tag)), 'Service'].map((name) => ({ name, description: `${name} endpoints` })),
     paths,
     components: {
-      headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
+      headers: { ...RATE_LIMIT_HEADERS, ...idempotencyHeaders, 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
+      parameters: idempotencyParameters,
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API token> (npx sync-gateway token create).' },
       },
@@ -90,7 +93,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
             description: ERROR_RESPONSES[code],
             headers: {
               ...rateLimitHeaderRefs(),
-              ...(code === 'RATE_LIMITED' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+              ...(code === 'RATE_LIMITED' || code === 'CONFLICT' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
             },
             content: {
               'application/json': {
@@ -171,6 +174,7 @@ function correctOperation(route: RestRoute, sofaOp: Json): Json {
     },
     ...errorRefs(route),
   };
+  documentIdempotency(route, op, (code) => ({ $ref: `#/components/responses/${responseName(code)}` }));
   return op;
 }
 

@@ -45,14 +45,14 @@ describe('OpenAPI document', () => {
 
   it('documents JSON bodies as bodies, not as query parameters', () => {
     const sync = doc.paths['/api/v1/products'].post;
-    expect(sync.parameters.map((p: Json) => p.name)).toEqual(['context']);
+    expect(sync.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual(['context', '#/components/parameters/IdempotencyKey']);
     const schemaOf = sync.requestBody.content['application/json'].schema;
     expect(schemaOf.oneOf[0].properties.products).toMatchObject({ type: 'array', maxItems: 5000 });
     expect(schemaOf.oneOf[1]).toEqual({ $ref: '#/components/schemas/ProductInput' });
     expect(doc.components.schemas.ProductInput.required).toEqual(['external_id']);
 
     const batch = doc.paths['/api/v1/updated-products/batch-delete'].post;
-    expect(batch.parameters).toBeUndefined();
+    expect(batch.parameters).toEqual([{ $ref: '#/components/parameters/IdempotencyKey' }]);
     expect(batch.requestBody.content['application/json'].schema.properties.ids).toMatchObject({ maxItems: 10_000 });
 
     const ack = doc.paths['/api/v1/updated-products/{id}'].delete;
@@ -78,10 +78,34 @@ describe('OpenAPI document', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.paths['/health'].get.security).toEqual([]);
     const sync = doc.paths['/api/v1/products'].post;
-    expect(Object.keys(sync.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429', '500']);
-    expect(Object.keys(sync.responses['200'].headers).sort()).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']);
+    expect(Object.keys(sync.responses).sort()).toEqual(['200', '400', '401', '409', '413', '415', '422', '429', '500']);
+    expect(Object.keys(sync.responses['200'].headers).sort()).toEqual(['Idempotent-Replayed', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']);
     expect(doc.components.responses.RateLimited.headers['Retry-After']).toBeDefined();
     expect(doc.paths['/api/v1/updated-products/{id}'].delete.responses['404']).toBeDefined();
+  });
+
+  it('documents Idempotency-Key as a header parameter of every POST that needs a token, with its 409, 422 and replay header', () => {
+    const posts = restRoutes.filter((r) => r.method === 'POST');
+    expect(posts.length).toBeGreaterThan(10);
+    for (const route of posts) {
+      const op = doc.paths[openApiPath(fullPath(route))].post;
+      const refs = (op.parameters ?? []).flatMap((p: Json) => (p.$ref ? [p.$ref] : []));
+      if (route.public) {
+        expect({ route: route.path, refs }).toEqual({ route: route.path, refs: [] });
+        continue;
+      }
+      expect({ route: route.path, refs }).toEqual({ route: route.path, refs: ['#/components/parameters/IdempotencyKey'] });
+      expect(op.responses['409']).toEqual({ $ref: '#/components/responses/Conflict' });
+      expect(op.responses['422']).toEqual({ $ref: '#/components/responses/IdempotencyKeyReused' });
+      const ok = Object.keys(op.responses).find((s) => s.startsWith('2'))!;
+      expect(op.responses[ok].headers['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
+    }
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false, schema: { maxLength: 255 } });
+    expect(doc.components.parameters.IdempotencyKey.description).toMatch(/GraphQL mutations/);
+    for (const route of restRoutes.filter((r) => r.method !== 'POST')) {
+      const op = doc.paths[openApiPath(fullPath(route))][route.method.toLowerCase()];
+      expect((op.parameters ?? []).some((p: Json) => p.$ref)).toBe(false);
+    }
   });
 
   it('passes the Redocly linter\'s recommended rules without a warning', () => {
