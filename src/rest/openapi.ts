@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import { errorStatus, type ErrorCode } from '../errors/app-error';
 import { documentIdempotency, idempotencyHeaders, idempotencyParameters } from './openapi-idempotency';
 import { fullPath, openApiPath, type RestRoute } from './route-table';
+import { GUARANTEES_MARKDOWN } from './guarantees';
 import { sofaOpenApiDocument } from './sofa';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- OpenAPI is loose JSON
@@ -67,12 +68,8 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
       description:
         'Middleware between an ERP and a webshop. The ERP pushes records; the webshop polls change lists and acknowledges them. ' +
         'The same operations are served as GraphQL at /graphql. A guide for language models is at /.well-known/ai-context. ' +
-        'Request bodies are limited to 10 MB by default (413 beyond); batch limits are given per route (maxItems). ' +
-        'Text the database cannot store is refused, never altered: a NUL character (\\u0000) or an unpaired UTF-16 surrogate in any string ' +
-        '(at any depth of a JSON value, object keys included), a number JSON cannot write back (1e400), or a path or query parameter ' +
-        'whose percent-encoding is not UTF-8 (%FF). In a batch only the record concerned is rejected (listed in errors with its field); ' +
-        'anywhere else the request is a 400 naming the field. Integer fields stored as 32-bit integers (erp_id, middleware_id, ids) ' +
-        'accept -2147483648 to 2147483647.',
+        'Request bodies are limited to 10 MB by default (413 beyond); batch limits are given per route (maxItems).\n\n' +
+        GUARANTEES_MARKDOWN,
       license: { name: 'Proprietary', url: 'https://example.com/license' },
     },
     servers: [{ url: '/', description: 'This service' }],

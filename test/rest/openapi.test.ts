@@ -73,6 +73,11 @@ describe('OpenAPI document', () => {
     );
   });
 
+  it('states the change feed guarantees for client authors', () => {
+    expect(doc.info.description).toContain('## What the change feed guarantees');
+    expect(doc.info.description).toMatch(/covers that revision and nothing newer/);
+  });
+
   it('requires bearer auth except on the public routes, and documents the error responses', () => {
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
