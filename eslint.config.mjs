@@ -41,7 +41,9 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', EDGE_IMPORTS] },
   },
   {
-    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly' } },
+    // The CommonJS entry point and config files.
+    files: ['**/*.js', '**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

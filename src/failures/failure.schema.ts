@@ -3,7 +3,7 @@ import { builder } from '../graphql/builder';
 import { readerOf } from '../graphql/reader';
 import { FailureEntityType, FailureSource } from './failure-enums';
 import { pageArgs, pageOf } from '../graphql/pages';
-import { FAILURE_ENTITY_TYPES, FAILURE_SOURCES, FAILURE_STATUSES } from './failure.input';
+import { type FAILURE_ENTITY_TYPES, type FAILURE_SOURCES, FAILURE_STATUSES } from './failure.input';
 import {
   ACK_ENTITY_TABLES,
   acknowledgeUpdate,

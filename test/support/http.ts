@@ -94,7 +94,7 @@ export async function startTestServer(
     }
     const response = await fetch(`${url}${path}`, { method, headers, body });
     const text = await response.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
