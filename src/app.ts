@@ -120,6 +120,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         trustProxy: config.trustProxy,
         logger,
         onRejected: metrics.rateLimitRejected,
+        exemptPaths: ['/health', READY_PATH],
       }),
       usePublicRoutes(publicDocuments),
       useAdminConsole(config.consoleDir),
@@ -132,8 +133,9 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         ],
         publicGraphqlFields: PUBLIC_ACCOUNT_FIELDS,
         graphqlEndpoint: GRAPHQL_ENDPOINT,
+        logger,
       }),
-      useOps({ metrics, readiness, routes: restRoutes, fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)], prefixPaths: [CONSOLE_PATH] }),
+      useOps({ metrics, readiness, routes: restRoutes, fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)], prefixPaths: [CONSOLE_PATH], logger }),
       useRestEdge({ schema, routes: restRoutes }),
       useSofa({
         ...sofaConfig(schema, restRoutes),

@@ -7,6 +7,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 import type { App } from '../app';
 import { bearerToken } from '../auth/auth.plugin';
 import { verifyToken, type AuthInfo } from '../auth/token.service';
+import { databaseOutage } from '../errors/database-errors';
 
 type Extra = { auth?: AuthInfo; requestId?: string };
 
@@ -25,7 +26,15 @@ export function attachGraphqlWs(
       async onConnect(ctx) {
         const header = String(ctx.connectionParams?.authorization ?? '');
         const token = bearerToken(header);
-        const auth = token ? await verifyToken(options.prisma, token, { lastUsedResolutionMs: options.lastUsedResolutionMs }) : null;
+        let auth: AuthInfo | null;
+        try {
+          auth = token ? await verifyToken(options.prisma, token, { lastUsedResolutionMs: options.lastUsedResolutionMs }) : null;
+        } catch (error) {
+          // graphql-ws would close with the error's message (host and all); 1013 is "try again later".
+          if (!databaseOutage(error)) throw error;
+          (ctx.extra as { socket?: { close(code: number, reason: string): void } }).socket?.close(1013, 'Service unavailable: retry later');
+          return false;
+        }
         if (!auth) return false; // closes with 4403 Forbidden
         ctx.extra.auth = auth;
         ctx.extra.requestId = randomUUID();

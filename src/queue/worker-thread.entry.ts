@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'pg';
+import { postgresPoolConfig } from '../db/postgres-pool';
 import { createLogger } from '../logger';
 import { createSecretBox } from '../webhooks/secret-box';
 import { createWorker } from './worker';
@@ -17,8 +18,10 @@ const post = (message: WorkerThreadMessage) => port.postMessage(message);
 async function main(): Promise<void> {
   const { config, encryptionKey } = workerData as WorkerThreadData;
   const logger = createLogger(config).child({ thread: 'webhook-worker' });
-  const pool = new Pool({ connectionString: config.databaseUrl, max: 4 });
-  pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection lost'));
+  const pool = new Pool(
+    postgresPoolConfig(config.databaseUrl!, { ...config.databasePool, size: config.databasePool.workerSize }, 'sync-gateway-worker'),
+  );
+  pool.on('error', (error) => logger.warn({ cause: error.message }, 'idle database connection lost'));
   const wakeUps = new EventEmitter();
   const worker = createWorker({
     prisma: {
@@ -36,7 +39,7 @@ async function main(): Promise<void> {
     },
     onAttempt: (outcome) => post({ type: 'attempt', outcome }),
   });
-  const beat = setInterval(() => post({ type: 'beat', lastActiveAt: worker.lastActiveAt() }), 500);
+  const beat = setInterval(() => post({ type: 'beat', lastClaimAt: worker.lastClaimAt(), lastClaimError: worker.lastClaimError() }), 500);
   port.on('message', (message: 'wake' | 'stop') => {
     if (message === 'wake') wakeUps.emit('work');
     else
@@ -48,7 +51,7 @@ async function main(): Promise<void> {
       })();
   });
   worker.start();
-  post({ type: 'beat', lastActiveAt: worker.lastActiveAt() });
+  post({ type: 'beat', lastClaimAt: worker.lastClaimAt(), lastClaimError: worker.lastClaimError() });
 }
 
 main().catch((error: unknown) => {

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import type { Logger } from 'pino';
+import { databaseOutage, describeDatabaseError } from '../errors/database-errors';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../webhooks/secret-box';
 import { deliver, eventBody, signatureHeaders } from './delivery';
 import { QUEUE_CHANNEL } from './queue.service';
 import { nextStep, type AttemptOutcome } from './schedule';
+import { listenForQueueWork, type QueueListener } from './queue-listener';
 
 export type WorkerOptions = {
   /** Raw SQL is all the worker needs (its thread runs it over plain pg, without Prisma's runtime). */
@@ -24,12 +25,20 @@ export type WorkerOptions = {
   /** Most deliveries in flight at once; a slow receiver holds one slot, not the queue. */
   concurrency?: number;
   pollIntervalMs?: number;
-  /** A claimed item whose worker died is reclaimed after this. */
+  /**
+   * A claimed item whose worker died is reclaimed after this. A live worker renews the leases of
+   * the items it holds every third of it, so a delivery may take longer than the lease.
+   */
   leaseMs?: number;
+  /** How long results (kept in memory) are retried while the database is unavailable. */
+  resultRetryMs?: number;
   timeoutMs?: number;
   /** Counts attempts by outcome (Prometheus). */
   onAttempt?: (outcome: 'completed' | 'retry' | 'failed') => void;
 };
+
+/** Short enough that a dead worker's deliveries are taken over within seconds; renewed while alive. */
+export const DEFAULT_LEASE_MS = 15_000;
 
 type ClaimedItem = {
   id: number;
@@ -46,8 +55,10 @@ type ClaimedItem = {
 
 export type Worker = {
   pollIntervalMs: number;
-  /** When the loop last ran (epoch ms); /ready reports a worker that stopped beating. */
-  lastActiveAt(): number | undefined;
+  /** When a claim last succeeded (epoch ms), even an empty one: /ready reports a worker that cannot claim. */
+  lastClaimAt(): number | undefined;
+  /** Why the last claim failed, if it did (a code and a reason, no host). */
+  lastClaimError(): string | undefined;
   start(): void;
   stop(): Promise<void>;
   /** Claims and delivers one batch of due items; returns how many it handled. */
@@ -77,10 +88,12 @@ export function createWorker(options: WorkerOptions): Worker {
   const batchSize = options.batchSize ?? 100;
   const concurrency = Math.max(options.concurrency ?? 64, batchSize);
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
-  const leaseMs = options.leaseMs ?? 60_000;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const resultRetryMs = options.resultRetryMs ?? 10_000;
 
   let running = false;
-  let lastActiveAt: number | undefined;
+  let lastClaimAt: number | undefined;
+  let lastClaimError: string | undefined;
   let loop: Promise<void> | undefined;
   // A wake-up during a claim must not be lost: it is remembered and the next wait is skipped.
   let signalled = false;
@@ -90,8 +103,11 @@ export function createWorker(options: WorkerOptions): Worker {
     stopWaiting?.();
   };
   let unsubscribe: (() => void) | undefined;
-  let listener: Client | undefined;
+  let listener: QueueListener | undefined;
   const inFlight = new Set<Promise<void>>();
+  /** Items this worker holds a lease on (claimed, result not yet written): their leases are renewed. */
+  const held = new Map<number, string>();
+  let renewal: NodeJS.Timeout | undefined;
   const unwritten: AttemptResult[] = [];
   let writing: Promise<void> | undefined;
 
@@ -118,7 +134,24 @@ export function createWorker(options: WorkerOptions): Worker {
       new Date(now.getTime() + leaseMs),
       limit,
     );
+    for (const item of items) held.set(item.id, token);
     return { token, items };
+  }
+
+  /** The heartbeat: pushes out the leases of every item held, so only a dead worker's items expire. */
+  async function renewLeases(): Promise<void> {
+    if (held.size === 0) return;
+    const ids = [...held.keys()];
+    const tokens = ids.map((id) => held.get(id)!);
+    await prisma.$queryRawUnsafe(
+      `UPDATE outbound_queue_items AS q SET lease_expires_at = $3::timestamptz
+         FROM unnest($1::int[], $2::text[]) AS h(id, lease_token)
+        WHERE q.id = h.id AND q.lease_token = h.lease_token AND q.status = 'processing'
+        RETURNING q.id`,
+      ids,
+      tokens,
+      new Date(clock().getTime() + leaseMs),
+    );
   }
 
   /** Decrypting is deterministic per ciphertext; a changed secret is a new ciphertext. */
@@ -174,11 +207,35 @@ export function createWorker(options: WorkerOptions): Worker {
         RETURNING q.id, q.status`,
       JSON.stringify(results),
     );
+    for (const r of results) held.delete(r.id);
     for (const row of written) options.onAttempt?.(row.status === 'pending' ? 'retry' : row.status);
     const kept = new Set(written.map((w) => w.id));
     for (const r of results) {
       if (!kept.has(r.id)) logger.warn({ item: r.id }, 'delivery finished after its lease was taken over; result dropped');
       else logger.debug({ item: r.id, status: r.status }, 'webhook attempt');
+    }
+  }
+
+  /**
+   * The results are in memory and their leases are renewed meanwhile: a brief outage costs a
+   * retry, not a repeated delivery. After `resultRetryMs` the leases are let go; the items are
+   * delivered again by whoever claims them (at least once, never lost).
+   */
+  async function writeWithRetry(batch: AttemptResult[]): Promise<void> {
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await writeResults(batch);
+      } catch (error) {
+        const outage = databaseOutage(error);
+        if (!outage || Date.now() - started >= resultRetryMs || !running) {
+          for (const r of batch) held.delete(r.id);
+          logger.error({ err: error, items: batch.length }, 'could not record webhook attempts; they will be delivered again');
+          return;
+        }
+        if (attempt === 1) logger.warn({ outage, items: batch.length }, 'database unavailable while recording webhook attempts; retrying');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 100 * 2 ** attempt)));
+      }
     }
   }
 
@@ -188,10 +245,7 @@ export function createWorker(options: WorkerOptions): Worker {
     writing ??= (async () => {
       while (unwritten.length > 0) {
         const batch = unwritten.splice(0, unwritten.length);
-        await writeResults(batch).catch((error: unknown) => {
-          // The leases expire and another attempt is made: a delivery may repeat, never get lost.
-          logger.error({ err: error, items: batch.length }, 'could not record webhook attempts');
-        });
+        await writeWithRetry(batch);
       }
       writing = undefined;
     })();
@@ -210,7 +264,10 @@ export function createWorker(options: WorkerOptions): Worker {
     if (items.length === 0) return 0;
     for (const item of items) {
       const delivery: Promise<void> = attempt(item, token)
-        .then(queueResult, (error: unknown) => logger.error({ err: error, item: item.id }, 'webhook attempt failed unexpectedly'))
+        .then(queueResult, (error: unknown) => {
+          held.delete(item.id); // its lease runs out and it is attempted again
+          logger.error({ err: error, item: item.id }, 'webhook attempt failed unexpectedly');
+        })
         .finally(() => {
           inFlight.delete(delivery);
           if (inFlight.size === concurrency - 1) wake(); // a slot opened while all were taken
@@ -220,23 +277,19 @@ export function createWorker(options: WorkerOptions): Worker {
     return items.length;
   }
 
-  async function listen(databaseUrl: string): Promise<void> {
-    listener = new Client({ connectionString: databaseUrl });
-    listener.on('notification', wake);
-    listener.on('error', (error) => logger.warn({ err: error }, 'queue LISTEN connection lost; polling until restart'));
-    await listener.connect();
-    await listener.query(`LISTEN ${QUEUE_CHANNEL}`);
-  }
-
   async function run(): Promise<void> {
     while (running) {
-      lastActiveAt = Date.now();
       signalled = false;
       let claimed = 0;
       try {
         if (inFlight.size < concurrency) claimed = await fill();
+        lastClaimAt = Date.now();
+        lastClaimError = undefined;
       } catch (error) {
-        logger.error({ err: error }, 'queue worker iteration failed');
+        const described = describeDatabaseError(error);
+        // One line per kind of failure, not one per poll while the database is down.
+        if (described !== lastClaimError) logger.error({ err: error, cause: described }, 'queue worker cannot claim work');
+        lastClaimError = described;
       }
       if (!running) break;
       // Claim again at once while there is work and room; otherwise wait for a wake-up (new work,
@@ -258,14 +311,17 @@ export function createWorker(options: WorkerOptions): Worker {
   return {
     runOnce,
     pollIntervalMs,
-    lastActiveAt: () => (running ? lastActiveAt : undefined),
+    lastClaimAt: () => (running ? lastClaimAt : undefined),
+    lastClaimError: () => lastClaimError,
     start() {
       if (running) return;
       running = true;
       unsubscribe = options.events?.onQueueWork(wake);
-      if (options.databaseUrl) {
-        listen(options.databaseUrl).catch((error) => logger.warn({ err: error }, 'could not LISTEN for queue work; polling'));
-      }
+      // A reconnected listener wakes the loop too: work queued while it was away is claimed at once.
+      if (options.databaseUrl) listener = listenForQueueWork(options.databaseUrl, { logger, onWork: wake });
+      renewal = setInterval(() => {
+        renewLeases().catch((error: unknown) => logger.warn({ cause: describeDatabaseError(error) }, 'could not renew delivery leases'));
+      }, Math.max(100, Math.floor(leaseMs / 3)));
       loop = run();
     },
     async stop() {
@@ -276,7 +332,8 @@ export function createWorker(options: WorkerOptions): Worker {
       // Deliveries under way finish and their results are written before the store closes.
       await Promise.all(inFlight);
       await writing;
-      await listener?.end().catch(() => undefined);
+      clearInterval(renewal);
+      await listener?.close();
     },
   };
 }

@@ -1,0 +1,69 @@
+import Redis, { type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+
+/** The longest a Redis command may take before its caller falls back (memory limiter, local events). */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
+
+/** Reconnects in the background: 100 ms doubling to 5 s, forever (Redis coming back is the normal case). */
+export const redisReconnectDelay = (attempt: number): number => Math.min(100 * 2 ** Math.max(0, attempt - 1), 5_000);
+
+export type RedisRole = 'rate-limit' | 'events-publish' | 'events-subscribe';
+
+export type RedisHealth = {
+  /** 'ok', or 'degraded: …' while any client is not connected (the service still serves). */
+  status(): string;
+};
+
+/**
+ * A Redis client that costs milliseconds, not seconds, when Redis is down: no offline queue (a
+ * command fails at once unless connected), a short command timeout for a half-open connection,
+ * reconnection in the background. One log line when it goes away and one when it is back.
+ *
+ * The subscriber is the exception: its SUBSCRIBE commands are what must happen after a reconnect,
+ * and nothing waits on them, so it keeps ioredis' queue (and resubscribes on its own).
+ */
+export function createRedisClient(url: string, role: RedisRole, logger: Logger): Redis {
+  const subscriber = role === 'events-subscribe';
+  const options: RedisOptions = {
+    connectionName: `sync-gateway:${role}`,
+    connectTimeout: 2_000,
+    retryStrategy: redisReconnectDelay,
+    enableOfflineQueue: subscriber,
+    maxRetriesPerRequest: subscriber ? null : 0,
+    // Pub/sub connections cannot run arbitrary commands; the timeout guards request paths.
+    ...(subscriber ? {} : { commandTimeout: REDIS_COMMAND_TIMEOUT_MS }),
+    lazyConnect: false,
+  };
+  const client = new Redis(url, options);
+  let down: { since: number; cause: string } | undefined;
+  let everReady = false;
+  client.on('error', (error: Error) => {
+    // ioredis emits an error for every failed reconnect; the first one of an outage is logged.
+    if (!down) {
+      down = { since: Date.now(), cause: error.message };
+      logger.warn({ redis: role, cause: error.message }, everReady ? 'Redis unreachable; falling back until it returns' : 'Redis not reachable yet; falling back until it is');
+    }
+  });
+  client.on('close', () => {
+    if (!down && everReady) {
+      down = { since: Date.now(), cause: 'connection closed' };
+      logger.warn({ redis: role, cause: 'connection closed' }, 'Redis unreachable; falling back until it returns');
+    }
+  });
+  client.on('ready', () => {
+    if (down) logger.info({ redis: role, downMs: Date.now() - down.since }, 'Redis reachable again');
+    down = undefined;
+    everReady = true;
+  });
+  return client;
+}
+
+/** /ready's view of the Redis clients: never a command, only their connection state. */
+export function redisHealth(clients: ReadonlyArray<Redis>): RedisHealth {
+  return {
+    status() {
+      const notReady = clients.filter((c) => c.status !== 'ready');
+      return notReady.length === 0 ? 'ok' : `degraded: not connected (${notReady.map((c) => c.options.connectionName ?? c.status).join(', ')}); live events and rate limits are per replica`;
+    },
+  };
+}
