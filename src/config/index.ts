@@ -43,7 +43,7 @@ const envSchema = z.object({
   /** Whether `serve` also runs the webhook delivery worker (replicas may leave it to `sync-gateway worker`). */
   WORKER_ENABLED: z.enum(['true', 'false']).default('true'),
   /** A delivery claimed by a worker that died is claimed again after this; a live worker renews its leases every third of it. */
-  WORKER_LEASE_MS: z.coerce.number().int().min(1_000).default(15_000),
+  WORKER_LEASE_MS: z.coerce.number().int().min(1_000).default(10_000),
   /** PostgreSQL connections of the request path per replica (docs/adr/0016 has the whole budget). */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
   /** PostgreSQL connections of the webhook worker per replica (plus one for LISTEN). */

@@ -38,7 +38,7 @@ export type WorkerOptions = {
 };
 
 /** Short enough that a dead worker's deliveries are taken over within seconds; renewed while alive. */
-export const DEFAULT_LEASE_MS = 15_000;
+export const DEFAULT_LEASE_MS = 10_000;
 
 type ClaimedItem = {
   id: number;
@@ -121,8 +121,10 @@ export function createWorker(options: WorkerOptions): Worker {
               attempts = q.attempts + 1, updated_at = $1::timestamptz
          FROM (SELECT o.id, c.url, c.secret_encrypted, c.active
                  FROM outbound_queue_items o LEFT JOIN webhook_configs c ON c.id = o.webhook_config_id
-                WHERE (o.status = 'pending' AND o.next_attempt_at <= $1::timestamptz)
-                   OR (o.status = 'processing' AND o.lease_expires_at < $1::timestamptz)
+                WHERE ((o.status = 'pending' AND o.next_attempt_at <= $1::timestamptz)
+                   OR (o.status = 'processing' AND o.lease_expires_at < $1::timestamptz))
+                  -- never our own: a lease that ran out during an outage is still ours to finish
+                  AND NOT (o.id = ANY($5::int[]))
                 ORDER BY o.next_attempt_at, o.id
                 LIMIT $4
                 FOR UPDATE OF o SKIP LOCKED) AS due
@@ -133,6 +135,7 @@ export function createWorker(options: WorkerOptions): Worker {
       token,
       new Date(now.getTime() + leaseMs),
       limit,
+      [...held.keys()],
     );
     for (const item of items) held.set(item.id, token);
     return { token, items };
