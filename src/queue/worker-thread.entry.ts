@@ -23,6 +23,8 @@ async function main(): Promise<void> {
   );
   pool.on('error', (error) => logger.warn({ cause: error.message }, 'idle database connection lost'));
   const wakeUps = new EventEmitter();
+  let firstClaimReported = false;
+  const beat = () => post({ type: 'beat', lastClaimAt: worker.lastClaimAt(), lastClaimError: worker.lastClaimError() });
   const worker = createWorker({
     prisma: {
       $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await pool.query(sql, values)).rows as T,
@@ -38,20 +40,25 @@ async function main(): Promise<void> {
       },
     },
     onAttempt: (outcome) => post({ type: 'attempt', outcome }),
+    // /ready must not wait half a second to learn that the worker works.
+    onClaim: () => {
+      if (!firstClaimReported) beat();
+      firstClaimReported = true;
+    },
   });
-  const beat = setInterval(() => post({ type: 'beat', lastClaimAt: worker.lastClaimAt(), lastClaimError: worker.lastClaimError() }), 500);
+  const beatTimer = setInterval(beat, 500);
   port.on('message', (message: 'wake' | 'stop') => {
     if (message === 'wake') wakeUps.emit('work');
     else
       void (async () => {
-        clearInterval(beat);
+        clearInterval(beatTimer);
         await worker.stop();
         await pool.end();
         port.close();
       })();
   });
   worker.start();
-  post({ type: 'beat', lastClaimAt: worker.lastClaimAt(), lastClaimError: worker.lastClaimError() });
+  beat();
 }
 
 main().catch((error: unknown) => {

@@ -33,6 +33,8 @@ export type WorkerOptions = {
   /** How long results (kept in memory) are retried while the database is unavailable. */
   resultRetryMs?: number;
   timeoutMs?: number;
+  /** Called after every successful claim (the worker thread reports its first one at once). */
+  onClaim?: () => void;
   /** Counts attempts by outcome (Prometheus). */
   onAttempt?: (outcome: 'completed' | 'retry' | 'failed') => void;
 };
@@ -288,6 +290,7 @@ export function createWorker(options: WorkerOptions): Worker {
         if (inFlight.size < concurrency) claimed = await fill();
         lastClaimAt = Date.now();
         lastClaimError = undefined;
+        options.onClaim?.();
       } catch (error) {
         const described = describeDatabaseError(error);
         // One line per kind of failure, not one per poll while the database is down.
