@@ -35,6 +35,7 @@ export function createRedisClient(url: string, role: RedisRole, logger: Logger):
     lazyConnect: false,
   };
   const client = new Redis(url, options);
+  if (!subscriber) reconnectOnCommandTimeout(client, role, logger);
   let down: { since: number; cause: string } | undefined;
   let everReady = false;
   client.on('error', (error: Error) => {
@@ -66,4 +67,25 @@ export function redisHealth(clients: ReadonlyArray<Redis>): RedisHealth {
       return notReady.length === 0 ? 'ok' : `degraded: not connected (${notReady.map((c) => c.options.connectionName ?? c.status).join(', ')}); live events and rate limits are per replica`;
     },
   };
+}
+
+/**
+ * A Redis that is frozen rather than gone (a stopped process, a dead network path) keeps its TCP
+ * connection open, so ioredis would go on sending commands that each wait the full timeout. The
+ * first timeout drops the connection instead: until a reconnect completes its ready check the
+ * client is not ready, and callers fall back at once.
+ */
+function reconnectOnCommandTimeout(client: Redis, role: RedisRole, logger: Logger): void {
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = ((command: Parameters<Redis['sendCommand']>[0], stream?: Parameters<Redis['sendCommand']>[1]) => {
+    const result = send(command, stream);
+    command.promise.catch((error: unknown) => {
+      if (error instanceof Error && error.message === 'Command timed out' && client.status === 'ready') {
+        logger.warn({ redis: role, timeoutMs: REDIS_COMMAND_TIMEOUT_MS }, 'Redis did not answer in time; reconnecting, falling back meanwhile');
+        // disconnect() would only half-close, and a frozen peer never closes its side.
+        client.stream?.destroy();
+      }
+    });
+    return result;
+  }) as Redis['sendCommand'];
 }

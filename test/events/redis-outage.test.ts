@@ -137,4 +137,26 @@ describeWithRedis('a Redis outage', () => {
     expect(stream.payloads[3]).toEqual({ data: { syncFailure: { external_id: 'AFTER' } } });
     await stream.close();
   }, 90_000);
+
+  it('drops a frozen Redis after one command timeout instead of waiting on every request', async () => {
+    await waitFor(() => (api.events.redis?.status() ?? '') === 'ok' && limiterClient.status === 'ready', 20_000, 'Redis connected');
+    redis.freeze();
+    try {
+      // The first request waits for the command timeout (500 ms), then the client reconnects.
+      const first = await timed(() => api.request('GET', '/api/v1/updated-products'));
+      expect(first.value.status).toBe(200);
+      const next = [];
+      for (let i = 0; i < 5; i++) next.push(await timed(() => api.request('GET', '/api/v1/updated-products')));
+      const total = next.reduce((sum, t) => sum + t.ms, 0);
+      console.log(`with Redis frozen (ms): first ${Math.round(first.ms)}, next five ${next.map((t) => Math.round(t.ms)).join(', ')}`);
+      expect(next.every((t) => t.value.status === 200)).toBe(true);
+      expect(first.ms).toBeLessThan(PROMPT_MS + 500);
+      // Five requests that each waited the 500 ms timeout would take 2.5 s.
+      expect(total).toBeLessThan(1_500);
+      expect((await api.request('GET', '/ready', { token: null })).body.checks.redis).toMatch(/^degraded: /);
+    } finally {
+      redis.thaw();
+    }
+    await waitFor(() => limiterClient.status === 'ready', 20_000, 'reconnected after thaw');
+  }, 60_000);
 });

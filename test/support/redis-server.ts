@@ -14,7 +14,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-export type RedisServer = { url: string; port: number; kill(): Promise<void>; start(): Promise<void> };
+export type RedisServer = { url: string; port: number; kill(): Promise<void>; start(): Promise<void>; freeze(): void; thaw(): void };
 
 /** A redis-server of the test's own on a free port, with nothing persisted; killed and restarted at will. */
 export async function startRedisServer(): Promise<RedisServer> {
@@ -38,5 +38,13 @@ export async function startRedisServer(): Promise<RedisServer> {
       child.kill('SIGKILL');
     });
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, kill, start };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    kill,
+    start,
+    // A process stopped, its socket open: Redis as a dead network path looks to clients.
+    freeze: () => child?.kill('SIGSTOP'),
+    thaw: () => child?.kill('SIGCONT'),
+  };
 }
