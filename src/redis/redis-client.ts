@@ -36,27 +36,40 @@ export function createRedisClient(url: string, role: RedisRole, logger: Logger):
   };
   const client = new Redis(url, options);
   if (!subscriber) reconnectOnCommandTimeout(client, role, logger);
-  let down: { since: number; cause: string } | undefined;
-  let everReady = false;
-  client.on('error', (error: Error) => {
-    // ioredis emits an error for every failed reconnect; the first one of an outage is logged.
-    if (!down) {
-      down = { since: Date.now(), cause: error.message };
-      logger.warn({ redis: role, cause: error.message }, everReady ? 'Redis unreachable; falling back until it returns' : 'Redis not reachable yet; falling back until it is');
-    }
-  });
-  client.on('close', () => {
-    if (!down && everReady) {
-      down = { since: Date.now(), cause: 'connection closed' };
-      logger.warn({ redis: role, cause: 'connection closed' }, 'Redis unreachable; falling back until it returns');
-    }
-  });
-  client.on('ready', () => {
-    if (down) logger.info({ redis: role, downMs: Date.now() - down.since }, 'Redis reachable again');
-    down = undefined;
-    everReady = true;
-  });
+  trackOutages(client, url, role, logger);
   return client;
+}
+
+/** Per Redis URL: which of this process's clients are down, and since when (one line per outage, not per client). */
+const outages = new Map<string, { clients: Set<RedisRole>; since: number }>();
+
+function trackOutages(client: Redis, url: string, role: RedisRole, logger: Logger): void {
+  let closing = false;
+  const originalQuit = client.quit.bind(client);
+  client.quit = ((...args: Parameters<Redis['quit']>) => {
+    closing = true; // shutting down is not an outage
+    return originalQuit(...args);
+  }) as Redis['quit'];
+  const wentDown = (cause: string) => {
+    if (closing) return;
+    let outage = outages.get(url);
+    if (outage?.clients.has(role)) return;
+    if (!outage) {
+      outage = { clients: new Set(), since: Date.now() };
+      outages.set(url, outage);
+      logger.warn({ redis: role, cause }, 'Redis unreachable; rate limits and live events fall back to this replica until it returns');
+    }
+    outage.clients.add(role);
+  };
+  // ioredis emits an error for every failed reconnect; only the first of an outage counts.
+  client.on('error', (error: Error) => wentDown(error.message));
+  client.on('close', () => wentDown('connection closed'));
+  client.on('ready', () => {
+    const outage = outages.get(url);
+    if (!outage?.clients.delete(role) || outage.clients.size > 0) return;
+    outages.delete(url);
+    logger.info({ downMs: Date.now() - outage.since }, 'Redis reachable again');
+  });
 }
 
 /** /ready's view of the Redis clients: never a command, only their connection state. */
