@@ -8,6 +8,7 @@ import { deliver, eventBody, signatureHeaders } from './delivery';
 import { QUEUE_CHANNEL } from './queue.service';
 import { nextStep, type AttemptOutcome } from './schedule';
 import { listenForQueueWork, type QueueListener } from './queue-listener';
+import { claimDueItems, extendLeases, recordResults, type AttemptResult, type ClaimedItem } from './worker-statements';
 
 export type WorkerOptions = {
   /** Raw SQL is all the worker needs (its thread runs it over plain pg, without Prisma's runtime). */
@@ -42,19 +43,6 @@ export type WorkerOptions = {
 /** Short enough that a dead worker's deliveries are taken over within seconds; renewed while alive. */
 export const DEFAULT_LEASE_MS = 10_000;
 
-type ClaimedItem = {
-  id: number;
-  attempts: number;
-  max_attempts: number;
-  schedule_started_at: Date;
-  message_id: string;
-  payload: Record<string, unknown>;
-  /** The item's configuration; null when it was removed. */
-  url: string | null;
-  secret_encrypted: string | null;
-  active: boolean | null;
-};
-
 export type Worker = {
   pollIntervalMs: number;
   /** When a claim last succeeded (epoch ms), even an empty one: /ready reports a worker that cannot claim. */
@@ -65,16 +53,6 @@ export type Worker = {
   stop(): Promise<void>;
   /** Claims and delivers one batch of due items; returns how many it handled. */
   runOnce(): Promise<number>;
-};
-
-type AttemptResult = {
-  id: number;
-  lease_token: string;
-  status: 'pending' | 'completed' | 'failed';
-  at: string;
-  status_code: number | null;
-  error: string | null;
-  next_attempt_at: string | null;
 };
 
 /**
@@ -117,28 +95,7 @@ export function createWorker(options: WorkerOptions): Worker {
   async function claim(limit: number): Promise<{ token: string; items: ClaimedItem[] }> {
     const token = randomUUID();
     const now = clock();
-    const items = await prisma.$queryRawUnsafe<ClaimedItem[]>(
-      `UPDATE outbound_queue_items AS q
-          SET status = 'processing', lease_token = $2, lease_expires_at = $3::timestamptz,
-              attempts = q.attempts + 1, updated_at = $1::timestamptz
-         FROM (SELECT o.id, c.url, c.secret_encrypted, c.active
-                 FROM outbound_queue_items o LEFT JOIN webhook_configs c ON c.id = o.webhook_config_id
-                WHERE ((o.status = 'pending' AND o.next_attempt_at <= $1::timestamptz)
-                   OR (o.status = 'processing' AND o.lease_expires_at < $1::timestamptz))
-                  -- never our own: a lease that ran out during an outage is still ours to finish
-                  AND NOT (o.id = ANY($5::int[]))
-                ORDER BY o.next_attempt_at, o.id
-                LIMIT $4
-                FOR UPDATE OF o SKIP LOCKED) AS due
-        WHERE q.id = due.id
-        RETURNING q.id, q.attempts, q.max_attempts, q.schedule_started_at, q.message_id, q.payload,
-                  due.url, due.secret_encrypted, due.active`,
-      now,
-      token,
-      new Date(now.getTime() + leaseMs),
-      limit,
-      [...held.keys()],
-    );
+    const items = await claimDueItems(prisma, { now, token, leaseUntil: new Date(now.getTime() + leaseMs), limit, exclude: [...held.keys()] });
     for (const item of items) held.set(item.id, token);
     return { token, items };
   }
@@ -146,17 +103,7 @@ export function createWorker(options: WorkerOptions): Worker {
   /** The heartbeat: pushes out the leases of every item held, so only a dead worker's items expire. */
   async function renewLeases(): Promise<void> {
     if (held.size === 0) return;
-    const ids = [...held.keys()];
-    const tokens = ids.map((id) => held.get(id)!);
-    await prisma.$queryRawUnsafe(
-      `UPDATE outbound_queue_items AS q SET lease_expires_at = $3::timestamptz
-         FROM unnest($1::int[], $2::text[]) AS h(id, lease_token)
-        WHERE q.id = h.id AND q.lease_token = h.lease_token AND q.status = 'processing'
-        RETURNING q.id`,
-      ids,
-      tokens,
-      new Date(clock().getTime() + leaseMs),
-    );
+    await extendLeases(prisma, held, new Date(clock().getTime() + leaseMs));
   }
 
   /** Decrypting is deterministic per ciphertext; a changed secret is a new ciphertext. */
@@ -200,18 +147,7 @@ export function createWorker(options: WorkerOptions): Worker {
   /** Writes results in one statement, each only while its lease is still ours. */
   async function writeResults(results: AttemptResult[]): Promise<void> {
     if (results.length === 0) return;
-    const written = await prisma.$queryRawUnsafe<Array<{ id: number; status: AttemptResult['status'] }>>(
-      `UPDATE outbound_queue_items AS q SET
-          status = v.status, lease_token = NULL, lease_expires_at = NULL, updated_at = v.at,
-          last_status_code = v.status_code, last_error = v.error,
-          completed_at = CASE WHEN v.status = 'completed' THEN v.at ELSE q.completed_at END,
-          next_attempt_at = COALESCE(v.next_attempt_at, q.next_attempt_at)
-         FROM jsonb_to_recordset($1::jsonb)
-           AS v(id int, lease_token text, status text, at timestamptz, status_code int, error text, next_attempt_at timestamptz)
-        WHERE q.id = v.id AND q.lease_token = v.lease_token AND q.status = 'processing'
-        RETURNING q.id, q.status`,
-      JSON.stringify(results),
-    );
+    const written = await recordResults(prisma, results);
     for (const r of results) held.delete(r.id);
     for (const row of written) options.onAttempt?.(row.status === 'pending' ? 'retry' : row.status);
     const kept = new Set(written.map((w) => w.id));
