@@ -138,6 +138,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         trustProxy: config.trustProxy,
         logger,
         onRejected: metrics.rateLimitRejected,
+        exemptPaths: ['/health', READY_PATH],
       }),
       usePublicRoutes(publicDocuments),
       useAdminConsole(config.consoleDir),
@@ -150,8 +151,9 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         ],
         publicGraphqlFields: PUBLIC_ACCOUNT_FIELDS,
         graphqlEndpoint: GRAPHQL_ENDPOINT,
+        logger,
       }),
-      useOps({ metrics, readiness, routes: restRoutes, fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)], prefixPaths: [CONSOLE_PATH] }),
+      useOps({ metrics, readiness, routes: restRoutes, fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)], prefixPaths: [CONSOLE_PATH], logger }),
       useIdempotencyKeys({ prisma: db.prisma, routes: restRoutes, logger }),
       useRestEdge({ schema, routes: restRoutes }),
       useSofa({

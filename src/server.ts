@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import Redis from 'ioredis';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp } from './app';
@@ -15,18 +14,19 @@ import { attachGraphqlWs } from './http/graphql-ws';
 import { createWorker } from './queue/worker';
 import { startWorkerThread, type BackgroundWorker } from './queue/worker-thread';
 import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
+import { createRedisClient, redisHealth } from './redis/redis-client';
 
 export type RunningServer = { url: string; server: Server; db: Database; close(): Promise<void> };
 
 /** Opens the database, applies pending migrations and listens. */
 export async function startServer(config: AppConfig, logger: Logger): Promise<RunningServer> {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, pool: config.databasePool });
   try {
     await db.migrate();
-    const events = createEventHub({ redisUrl: config.redisUrl });
+    const events = createEventHub({ redisUrl: config.redisUrl, logger });
     const encryptionKey = await loadEncryptionKey(config);
     const secrets = createSecretBox(encryptionKey);
-    const limiterRedis = config.redisUrl ? new Redis(config.redisUrl) : undefined;
+    const limiterRedis = config.redisUrl ? createRedisClient(config.redisUrl, 'rate-limit', logger) : undefined;
     const rateLimiters = createRateLimiters(config.rateLimit, limiterRedis);
     const accounts = {
       mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
@@ -41,7 +41,12 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       : config.databaseUrl
         ? startWorkerThread({ config, encryptionKey, events, logger, onAttempt: metrics.deliveryAttempt })
         : createWorker({ prisma: db.prisma, secrets, logger, events, leaseMs: config.workerLeaseMs, onAttempt: metrics.deliveryAttempt });
-    const readiness = createReadiness({ prisma: db.prisma, worker });
+    const redisChecks = [limiterRedis ? redisHealth([limiterRedis]) : undefined, events.redis].filter((c) => c !== undefined);
+    const readiness = createReadiness({
+      prisma: db.prisma,
+      worker,
+      redis: redisChecks.length > 0 ? { status: () => redisChecks.map((c) => c.status()).find((s) => s !== 'ok') ?? 'ok' } : undefined,
+    });
     const app = createApp({ config, db, logger, events, secrets, rateLimiters, accounts, metrics, readiness });
     // Optionally, metrics on a port of their own without a token (keep it off the public network).
     const metricsServer =
@@ -80,7 +85,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
         clearTimeout(timer);
         await worker?.stop();
         await events.close();
-        await limiterRedis?.quit();
+        await limiterRedis?.quit().catch(() => limiterRedis.disconnect());
         await db.close();
       })());
     return { url, server, db, close };
@@ -92,7 +97,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
 
 /** Runs only the webhook worker (for replicas on PostgreSQL that do not serve HTTP). */
 export async function startWorker(config: AppConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, pool: { ...config.databasePool, size: config.databasePool.workerSize } });
   await db.migrate();
   const secrets = createSecretBox(await loadEncryptionKey(config));
   const worker = createWorker({ prisma: db.prisma, secrets, logger, databaseUrl: config.databaseUrl, leaseMs: config.workerLeaseMs });

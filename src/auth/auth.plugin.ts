@@ -1,7 +1,9 @@
 import { getOperationAST, Kind, parse } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client';
 import { errorResponse } from '../errors/app-error';
+import { requestErrorResponse } from '../errors/request-errors';
 import type { ServerContext } from '../graphql/context';
 import { verifySession } from '../accounts/account.service';
 import type { TokenCache } from './token-cache';
@@ -42,14 +44,21 @@ export function authenticate(authenticator: Authenticator, serverContext: Server
  * GraphiQL page before any plugin runs and never executes a query there.)
  */
 export function useBearerAuth(
-  options: Authenticator & { publicRoutes: readonly PublicRoute[]; publicGraphqlFields: ReadonlySet<string>; graphqlEndpoint: string },
+  options: Authenticator & { publicRoutes: readonly PublicRoute[]; publicGraphqlFields: ReadonlySet<string>; graphqlEndpoint: string; logger: Logger },
 ): Plugin<object, ServerContext> {
   const isPublic = (method: string, path: string) =>
     options.publicRoutes.some((r) => r.path === path && (r.method === method || (r.method === 'GET' && method === 'HEAD')));
   return {
     async onRequest({ request, url, serverContext, endResponse }) {
       if (isPublic(request.method, url.pathname)) return;
-      if (await authenticate(options, serverContext, request)) return;
+      let auth: AuthInfo | null;
+      try {
+        auth = await authenticate(options, serverContext, request);
+      } catch (error) {
+        // A token lookup during a database outage answers like any request would: 503 JSON.
+        return endResponse(requestErrorResponse(error, serverContext.requestId, options.logger, 'authentication'));
+      }
+      if (auth) return;
       if (url.pathname === options.graphqlEndpoint && onlyPublicFields(serverContext.bodyText, options.publicGraphqlFields)) return;
       const presented = /^Bearer\s+\S+/i.test(request.headers.get('authorization') ?? '');
       endResponse(

@@ -42,8 +42,18 @@ const envSchema = z.object({
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   /** Whether `serve` also runs the webhook delivery worker (replicas may leave it to `sync-gateway worker`). */
   WORKER_ENABLED: z.enum(['true', 'false']).default('true'),
-  /** A delivery claimed by a worker that died is claimed again after this (keep it above the 15 s delivery timeout). */
-  WORKER_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
+  /** A delivery claimed by a worker that died is claimed again after this; a live worker renews its leases every third of it. */
+  WORKER_LEASE_MS: z.coerce.number().int().min(1_000).default(10_000),
+  /** PostgreSQL connections of the request path per replica (docs/adr/0016 has the whole budget). */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
+  /** PostgreSQL connections of the webhook worker per replica (plus one for LISTEN). */
+  WORKER_DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(4),
+  /** Longest wait for a pooled connection (or to open one); past it the request answers 503. */
+  DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+  /** PostgreSQL statement_timeout of every pooled connection; 0 turns it off. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
+  /** How long start-up keeps retrying a database that refuses connections before giving up. */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).default(300_000),
   /** Largest accepted request body; the batch limits (5,000 products…) sit well below it. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
   /** Writing lastUsedAt on every request would turn each poll into a write. */
@@ -63,6 +73,7 @@ export type AppConfig = {
   logLevel: (typeof logLevels)[number];
   workerEnabled: boolean;
   workerLeaseMs: number;
+  databasePool: { size: number; workerSize: number; timeoutMs: number; statementTimeoutMs: number; connectTimeoutMs: number };
   rateLimit: { readPerMinute: number; writePerMinute: number };
   trustProxy: boolean;
   graphqlLimits: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number };
@@ -107,6 +118,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     workerEnabled: e.WORKER_ENABLED === 'true',
     workerLeaseMs: e.WORKER_LEASE_MS,
+    databasePool: {
+      size: e.DATABASE_POOL_SIZE,
+      workerSize: e.WORKER_DATABASE_POOL_SIZE,
+      timeoutMs: e.DATABASE_POOL_TIMEOUT_MS,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+    },
     rateLimit: { readPerMinute: e.RATE_LIMIT_READ_PER_MINUTE, writePerMinute: e.RATE_LIMIT_WRITE_PER_MINUTE },
     trustProxy: e.TRUST_PROXY === 'true',
     graphqlLimits: {

@@ -9,6 +9,7 @@ import { PrismaClient } from '../generated/prisma/client';
 import { lockDataDir } from './data-dir-lock';
 import { applyMigrations } from './migrator';
 import { startThread } from '../threads';
+import { DEFAULT_POOL_SETTINGS, postgresPoolConfig, waitForPostgres, type PoolSettings } from './postgres-pool';
 
 export type Backend = 'pglite' | 'postgresql';
 
@@ -26,11 +27,13 @@ export type DatabaseOptions = {
   databaseUrl?: string | undefined;
   dataDir: string;
   logger: Logger;
+  /** PostgreSQL: the request path's pool, and how long start-up waits for a database that refuses. */
+  pool?: PoolSettings & { connectTimeoutMs?: number };
 };
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.logger)
+    ? openPostgres(options.databaseUrl, options.logger, options.pool)
     : openPglite(options.dataDir, options.logger);
 }
 
@@ -61,8 +64,13 @@ async function openPglite(dataDir: string, logger: Logger): Promise<Database> {
   }
 }
 
-async function openPostgres(databaseUrl: string, logger: Logger): Promise<Database> {
-  const adapter = new PrismaPg({ connectionString: databaseUrl });
+async function openPostgres(databaseUrl: string, logger: Logger, pool: DatabaseOptions['pool'] = DEFAULT_POOL_SETTINGS): Promise<Database> {
+  // A replica started while the database is down or full waits instead of exiting.
+  await waitForPostgres(databaseUrl, { timeoutMs: pool.connectTimeoutMs ?? 0, logger });
+  const pgPool = new Pool(postgresPoolConfig(databaseUrl, pool, 'sync-gateway'));
+  // An idle connection that dies (restart, terminated backend) is dropped from the pool; not fatal.
+  pgPool.on('error', (error) => logger.warn({ cause: error.message }, 'idle database connection lost'));
+  const adapter = new PrismaPg(pgPool);
   const prisma = new PrismaClient({ adapter });
   const url = new URL(databaseUrl);
   return {
@@ -74,7 +82,10 @@ async function openPostgres(databaseUrl: string, logger: Logger): Promise<Databa
       if (applied.length > 0) logger.info({ applied }, 'applied database migrations');
       return applied;
     },
-    close: () => prisma.$disconnect(),
+    async close() {
+      await prisma.$disconnect();
+      await pgPool.end().catch(() => undefined);
+    },
   };
 }
 

@@ -1,18 +1,27 @@
 import { EventEmitter } from 'node:events';
-import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub, type PubSub } from 'graphql-yoga';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import pino, { type Logger } from 'pino';
 import type { SyncFailureEvent } from '../failures/failure.input';
+import { createRedisClient, redisHealth, type RedisHealth } from '../redis/redis-client';
+import { createFailoverEventTarget, type LiveEventsGap } from './failover-event-target';
+
+export type { LiveEventsGap } from './failover-event-target';
+export { isLiveEventsGap } from './failover-event-target';
 
 /** Some token or session was revoked: every replica re-verifies the credentials of its open streams. */
 export type RevocationNotice = { at: string };
-type Topics = { syncFailure: [SyncFailureEvent]; credentialsRevoked: [RevocationNotice] };
+type Topics = { syncFailure: [SyncFailureEvent | LiveEventsGap]; credentialsRevoked: [RevocationNotice] };
 export type FailurePubSub = PubSub<Topics>;
 
 /**
  * Events inside the service: sync_failure for subscribers (fanned out through Redis when
  * REDIS_URL is set, so every replica's subscribers see every replica's failures), and a
  * "queue has work" signal that wakes this process's worker at once.
+ *
+ * Live events are at most once (docs/adr/0015): while Redis is unreachable a replica delivers its
+ * own events to its own subscribers, and when Redis is back each of its subscribers receives a
+ * gap marker naming the interval in which events of other replicas may have been missed.
  */
 export type EventHub = {
   pubsub: FailurePubSub;
@@ -22,19 +31,25 @@ export type EventHub = {
   onRevocation(listener: () => void): () => void;
   signalQueueWork(): void;
   onQueueWork(listener: () => void): () => void;
+  /** Redis connection state for /ready (absent without REDIS_URL). */
+  redis?: RedisHealth;
   close(): Promise<void>;
 };
 
-export function createEventHub(options: { redisUrl?: string | undefined } = {}): EventHub {
+export function createEventHub(options: { redisUrl?: string | undefined; logger?: Logger } = {}): EventHub {
   const queue = new EventEmitter();
   queue.setMaxListeners(0);
-  let redis: { publish: Redis; subscribe: Redis } | undefined;
+  const logger = options.logger ?? pino({ level: 'silent' });
+  let clients: { publish: Redis; subscribe: Redis } | undefined;
   let pubsub: FailurePubSub;
   const revocationFeeds = new Set<AsyncIterator<RevocationNotice>>();
   if (options.redisUrl) {
-    redis = { publish: new Redis(options.redisUrl), subscribe: new Redis(options.redisUrl) };
+    clients = {
+      publish: createRedisClient(options.redisUrl, 'events-publish', logger),
+      subscribe: createRedisClient(options.redisUrl, 'events-subscribe', logger),
+    };
     pubsub = createPubSub<Topics>({
-      eventTarget: createRedisEventTarget({ publishClient: redis.publish, subscribeClient: redis.subscribe }),
+      eventTarget: createFailoverEventTarget({ ...clients, logger, gapTopics: ['syncFailure'] }),
     });
   } else {
     pubsub = createPubSub<Topics>();
@@ -59,12 +74,13 @@ export function createEventHub(options: { redisUrl?: string | undefined } = {}):
       queue.on('work', listener);
       return () => queue.off('work', listener);
     },
+    ...(clients ? { redis: redisHealth([clients.publish, clients.subscribe]) } : {}),
     async close() {
       queue.removeAllListeners();
       // Unsubscribed before the connections quit, or the UNSUBSCRIBE fails on a closed connection.
       await Promise.all([...revocationFeeds].map((notices) => notices.return?.()));
       revocationFeeds.clear();
-      if (redis) await Promise.all([redis.publish.quit(), redis.subscribe.quit()]);
+      if (clients) await Promise.all([clients.publish, clients.subscribe].map((c) => c.quit().catch(() => c.disconnect())));
     },
   };
 }

@@ -2,6 +2,7 @@ import { handleStreamOrSingleExecutionResult, type Plugin as EnvelopPlugin } fro
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, isErrorCode } from '../errors/app-error';
+import { databaseOutage, serviceUnavailable } from '../errors/database-errors';
 import type { RequestContext } from './context';
 
 /**
@@ -42,6 +43,12 @@ function classify(error: GraphQLError, ctx: RequestContext): GraphQLError {
     });
   }
   if (!original || original instanceof GraphQLError) return withCode(error);
+  const outage = databaseOutage(original);
+  if (outage) {
+    ctx.logger.warn({ outage, path: error.path?.join('.') }, 'database unavailable; answered 503');
+    const unavailable = serviceUnavailable(ctx.requestId);
+    return new GraphQLError(unavailable.message, { nodes: error.nodes, path: error.path, extensions: { ...unavailable.extensions } });
+  }
   ctx.logger.error({ err: original, path: error.path?.join('.') }, 'unexpected error while executing');
   return new GraphQLError('Internal server error', {
     nodes: error.nodes,

@@ -8,6 +8,7 @@ import type { App } from '../app';
 import { verifySession } from '../accounts/account.service';
 import { bearerToken } from '../auth/auth.plugin';
 import { verifyToken, type AuthInfo } from '../auth/token.service';
+import { databaseOutage } from '../errors/database-errors';
 import { GRAPHQL_WS_CONTEXT_FLAG } from './live-streams.plugin';
 
 type Extra = { auth?: AuthInfo; requestId?: string; untrack?: () => void };
@@ -31,11 +32,19 @@ export function attachGraphqlWs(
       async onConnect(ctx) {
         const header = String(ctx.connectionParams?.authorization ?? '');
         const token = bearerToken(header);
-        const auth = !token
-          ? null
-          : token.startsWith('sgs_')
-            ? await verifySession(options.prisma, token)
-            : await verifyToken(options.prisma, token, { lastUsedResolutionMs: options.lastUsedResolutionMs });
+        let auth: AuthInfo | null;
+        try {
+          auth = !token
+            ? null
+            : token.startsWith('sgs_')
+              ? await verifySession(options.prisma, token)
+              : await verifyToken(options.prisma, token, { lastUsedResolutionMs: options.lastUsedResolutionMs });
+        } catch (error) {
+          // graphql-ws would close with the error's message (host and all); 1013 is "try again later".
+          if (!databaseOutage(error)) throw error;
+          (ctx.extra as { socket?: { close(code: number, reason: string): void } }).socket?.close(1013, 'Service unavailable: retry later');
+          return false;
+        }
         if (!auth) return false; // closes with 4403 Forbidden
         ctx.extra.auth = auth;
         ctx.extra.requestId = randomUUID();

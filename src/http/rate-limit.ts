@@ -5,20 +5,26 @@ import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { errorResponse } from '../errors/app-error';
+import { requestErrorResponse } from '../errors/request-errors';
 import type { ServerContext } from '../graphql/context';
 import { authenticate, type Authenticator } from '../auth/auth.plugin';
+import type { AuthInfo } from '../auth/token.service';
 
 export type RateClass = 'read' | 'write';
 export type RateLimiters = Record<RateClass, RateLimiterAbstract>;
 
 /**
  * One budget of `points` per `durationSeconds` and key. Shared by every replica through Redis when
- * given; if Redis fails, each replica falls back to its own memory.
+ * given; while Redis is unreachable or slow (see src/redis/redis-client.ts), each replica counts in its
+ * own memory at once.
  */
 export function createLimiter(options: { points: number; durationSeconds: number; keyPrefix: string }, redis?: Redis): RateLimiterAbstract {
   const { points, durationSeconds: duration, keyPrefix } = options;
   const memory = new RateLimiterMemory({ points, duration, keyPrefix });
-  return redis ? new RateLimiterRedis({ storeClient: redis, points, duration, keyPrefix, insuranceLimiter: memory }) : memory;
+  // Not ready means the memory limiter at once, instead of a command waiting for a reconnect.
+  return redis
+    ? new RateLimiterRedis({ storeClient: redis, points, duration, keyPrefix, insuranceLimiter: memory, rejectIfRedisNotReady: true })
+    : memory;
 }
 
 /** SPEC 8: per token (per client IP without one), per minute, reads and writes counted apart. */
@@ -86,11 +92,20 @@ export function useRateLimit(options: {
   trustProxy: boolean;
   logger: Logger;
   onRejected?: (kind: RateClass) => void;
+  /** Probes (GET /health, /ready) must answer while Redis or the database is down: never limited. */
+  exemptPaths?: readonly string[];
 }): Plugin<object, ServerContext> {
+  const exempt = new Set(options.exemptPaths ?? []);
   return {
     async onRequest({ request, url, serverContext, endResponse }) {
+      if (exempt.has(url.pathname)) return;
       const cls = classify(request, serverContext.bodyText, url.pathname, options.graphqlEndpoint);
-      const auth = await authenticate(options.authenticator, serverContext, request);
+      let auth: AuthInfo | null;
+      try {
+        auth = await authenticate(options.authenticator, serverContext, request);
+      } catch (error) {
+        return endResponse(requestErrorResponse(error, serverContext.requestId, options.logger, 'authentication'));
+      }
       serverContext.clientIp = clientIp(serverContext, request, options.trustProxy);
       const key = auth ? auth.key : `ip:${serverContext.clientIp}`;
       const limiter = options.limiters[cls];

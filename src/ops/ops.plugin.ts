@@ -1,4 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { requestErrorResponse } from '../errors/request-errors';
 import type { ServerContext } from '../graphql/context';
 import { createRouteMatcher, fullPath, type RestRoute } from '../rest/route-table';
 import type { Metrics } from './metrics';
@@ -18,6 +20,7 @@ export function useOps(options: {
   fixedPaths: readonly string[];
   /** Trees of paths counted under one label, `<prefix>/*` (the admin console's files and routes). */
   prefixPaths?: readonly string[];
+  logger: Logger;
 }): Plugin<object, ServerContext> {
   const matcher = createRouteMatcher(options.routes);
   const fixed = new Set([...options.fixedPaths, READY_PATH, METRICS_PATH]);
@@ -29,15 +32,19 @@ export function useOps(options: {
     return match && match !== 'method-not-allowed' ? fullPath(match.route) : 'other';
   };
   return {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, serverContext, endResponse }) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
       if (url.pathname === READY_PATH) {
         const state = await options.readiness();
         endResponse(Response.json({ status: state.ready ? 'ready' : 'not ready', checks: state.checks }, { status: state.ready ? 200 : 503 }));
       } else if (url.pathname === METRICS_PATH) {
-        endResponse(
-          new Response(await options.metrics.registry.metrics(), { headers: { 'content-type': options.metrics.registry.contentType } }),
-        );
+        try {
+          const text = await options.metrics.registry.metrics();
+          endResponse(new Response(text, { headers: { 'content-type': options.metrics.registry.contentType } }));
+        } catch (error) {
+          // The queue gauges read the database: an outage answers 503 JSON like any route.
+          endResponse(requestErrorResponse(error, serverContext.requestId, options.logger, 'metrics'));
+        }
       }
     },
     onResponse({ request, response, serverContext }) {

@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'pg';
+import { postgresPoolConfig } from '../db/postgres-pool';
 import { createLogger } from '../logger';
 import { createSecretBox } from '../webhooks/secret-box';
 import { createWorker } from './worker';
@@ -17,9 +18,13 @@ const post = (message: WorkerThreadMessage) => port.postMessage(message);
 async function main(): Promise<void> {
   const { config, encryptionKey } = workerData as WorkerThreadData;
   const logger = createLogger(config).child({ thread: 'webhook-worker' });
-  const pool = new Pool({ connectionString: config.databaseUrl, max: 4 });
-  pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection lost'));
+  const pool = new Pool(
+    postgresPoolConfig(config.databaseUrl!, { ...config.databasePool, size: config.databasePool.workerSize }, 'sync-gateway-worker'),
+  );
+  pool.on('error', (error) => logger.warn({ cause: error.message }, 'idle database connection lost'));
   const wakeUps = new EventEmitter();
+  let firstClaimReported = false;
+  const beat = () => post({ type: 'beat', lastClaimAt: worker.lastClaimAt(), lastClaimError: worker.lastClaimError() });
   const worker = createWorker({
     prisma: {
       $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await pool.query(sql, values)).rows as T,
@@ -35,20 +40,25 @@ async function main(): Promise<void> {
       },
     },
     onAttempt: (outcome) => post({ type: 'attempt', outcome }),
+    // /ready must not wait half a second to learn that the worker works.
+    onClaim: () => {
+      if (!firstClaimReported) beat();
+      firstClaimReported = true;
+    },
   });
-  const beat = setInterval(() => post({ type: 'beat', lastActiveAt: worker.lastActiveAt() }), 500);
+  const beatTimer = setInterval(beat, 500);
   port.on('message', (message: 'wake' | 'stop') => {
     if (message === 'wake') wakeUps.emit('work');
     else
       void (async () => {
-        clearInterval(beat);
+        clearInterval(beatTimer);
         await worker.stop();
         await pool.end();
         port.close();
       })();
   });
   worker.start();
-  post({ type: 'beat', lastActiveAt: worker.lastActiveAt() });
+  beat();
 }
 
 main().catch((error: unknown) => {

@@ -5,13 +5,13 @@ import type { EventHub } from '../events/hub';
 import { startThread } from '../threads';
 import type { Worker } from './worker';
 
-export type BackgroundWorker = Pick<Worker, 'pollIntervalMs' | 'lastActiveAt' | 'start' | 'stop'>;
+export type BackgroundWorker = Pick<Worker, 'pollIntervalMs' | 'lastClaimAt' | 'lastClaimError' | 'start' | 'stop'>;
 
 export type WorkerThreadData = { config: AppConfig; encryptionKey: Buffer };
 
 /** Messages from the thread. */
 export type WorkerThreadMessage =
-  | { type: 'beat'; lastActiveAt: number | undefined }
+  | { type: 'beat'; lastClaimAt: number | undefined; lastClaimError: string | undefined }
   | { type: 'attempt'; outcome: 'completed' | 'retry' | 'failed' }
   | { type: 'failed'; message: string };
 
@@ -31,25 +31,27 @@ export function startWorkerThread(options: {
 }): BackgroundWorker {
   let thread: Thread | undefined;
   let exited: Promise<unknown> | undefined;
-  let lastActiveAt: number | undefined;
+  let lastClaimAt: number | undefined;
+  let lastClaimError: string | undefined;
   let unsubscribe: (() => void) | undefined;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   return {
     pollIntervalMs,
-    lastActiveAt: () => lastActiveAt,
+    lastClaimAt: () => lastClaimAt,
+    lastClaimError: () => lastClaimError,
     start() {
       if (thread) return;
       const workerData: WorkerThreadData = { config: options.config, encryptionKey: options.encryptionKey };
       thread = startThread(__dirname, 'worker-thread', workerData);
       exited = new Promise((resolve) => thread!.once('exit', resolve));
       thread.on('message', (message: WorkerThreadMessage) => {
-        if (message.type === 'beat') lastActiveAt = message.lastActiveAt;
+        if (message.type === 'beat') ({ lastClaimAt, lastClaimError } = message);
         else if (message.type === 'attempt') options.onAttempt(message.outcome);
         else options.logger.error({ error: message.message }, 'webhook worker thread failed');
       });
       thread.on('error', (error) => options.logger.error({ err: error }, 'webhook worker thread crashed'));
       // /ready then reports the worker as not running.
-      thread.on('exit', () => (lastActiveAt = undefined));
+      thread.on('exit', () => (lastClaimAt = undefined));
       unsubscribe = options.events.onQueueWork(() => thread?.postMessage('wake'));
     },
     async stop() {

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import type { Logger } from 'pino';
+import { databaseOutage, describeDatabaseError } from '../errors/database-errors';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../webhooks/secret-box';
 import { deliver, eventBody, signatureHeaders } from './delivery';
 import { QUEUE_CHANNEL } from './queue.service';
 import { nextStep, type AttemptOutcome } from './schedule';
+import { listenForQueueWork, type QueueListener } from './queue-listener';
+import { claimDueItems, extendLeases, recordResults, type AttemptResult, type ClaimedItem } from './worker-statements';
 
 export type WorkerOptions = {
   /** Raw SQL is all the worker needs (its thread runs it over plain pg, without Prisma's runtime). */
@@ -24,44 +26,33 @@ export type WorkerOptions = {
   /** Most deliveries in flight at once; a slow receiver holds one slot, not the queue. */
   concurrency?: number;
   pollIntervalMs?: number;
-  /** A claimed item whose worker died is reclaimed after this. */
+  /**
+   * A claimed item whose worker died is reclaimed after this. A live worker renews the leases of
+   * the items it holds every third of it, so a delivery may take longer than the lease.
+   */
   leaseMs?: number;
+  /** How long results (kept in memory) are retried while the database is unavailable. */
+  resultRetryMs?: number;
   timeoutMs?: number;
+  /** Called after every successful claim (the worker thread reports its first one at once). */
+  onClaim?: () => void;
   /** Counts attempts by outcome (Prometheus). */
   onAttempt?: (outcome: 'completed' | 'retry' | 'failed') => void;
 };
 
-type ClaimedItem = {
-  id: number;
-  attempts: number;
-  max_attempts: number;
-  schedule_started_at: Date;
-  message_id: string;
-  payload: Record<string, unknown>;
-  /** The item's configuration; null when it was removed. */
-  url: string | null;
-  secret_encrypted: string | null;
-  active: boolean | null;
-};
+/** Short enough that a dead worker's deliveries are taken over within seconds; renewed while alive. */
+export const DEFAULT_LEASE_MS = 10_000;
 
 export type Worker = {
   pollIntervalMs: number;
-  /** When the loop last ran (epoch ms); /ready reports a worker that stopped beating. */
-  lastActiveAt(): number | undefined;
+  /** When a claim last succeeded (epoch ms), even an empty one: /ready reports a worker that cannot claim. */
+  lastClaimAt(): number | undefined;
+  /** Why the last claim failed, if it did (a code and a reason, no host). */
+  lastClaimError(): string | undefined;
   start(): void;
   stop(): Promise<void>;
   /** Claims and delivers one batch of due items; returns how many it handled. */
   runOnce(): Promise<number>;
-};
-
-type AttemptResult = {
-  id: number;
-  lease_token: string;
-  status: 'pending' | 'completed' | 'failed';
-  at: string;
-  status_code: number | null;
-  error: string | null;
-  next_attempt_at: string | null;
 };
 
 /**
@@ -77,10 +68,12 @@ export function createWorker(options: WorkerOptions): Worker {
   const batchSize = options.batchSize ?? 100;
   const concurrency = Math.max(options.concurrency ?? 64, batchSize);
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
-  const leaseMs = options.leaseMs ?? 60_000;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const resultRetryMs = options.resultRetryMs ?? 10_000;
 
   let running = false;
-  let lastActiveAt: number | undefined;
+  let lastClaimAt: number | undefined;
+  let lastClaimError: string | undefined;
   let loop: Promise<void> | undefined;
   // A wake-up during a claim must not be lost: it is remembered and the next wait is skipped.
   let signalled = false;
@@ -90,8 +83,11 @@ export function createWorker(options: WorkerOptions): Worker {
     stopWaiting?.();
   };
   let unsubscribe: (() => void) | undefined;
-  let listener: Client | undefined;
+  let listener: QueueListener | undefined;
   const inFlight = new Set<Promise<void>>();
+  /** Items this worker holds a lease on (claimed, result not yet written): their leases are renewed. */
+  const held = new Map<number, string>();
+  let renewal: NodeJS.Timeout | undefined;
   const unwritten: AttemptResult[] = [];
   let writing: Promise<void> | undefined;
 
@@ -99,26 +95,15 @@ export function createWorker(options: WorkerOptions): Worker {
   async function claim(limit: number): Promise<{ token: string; items: ClaimedItem[] }> {
     const token = randomUUID();
     const now = clock();
-    const items = await prisma.$queryRawUnsafe<ClaimedItem[]>(
-      `UPDATE outbound_queue_items AS q
-          SET status = 'processing', lease_token = $2, lease_expires_at = $3::timestamptz,
-              attempts = q.attempts + 1, updated_at = $1::timestamptz
-         FROM (SELECT o.id, c.url, c.secret_encrypted, c.active
-                 FROM outbound_queue_items o LEFT JOIN webhook_configs c ON c.id = o.webhook_config_id
-                WHERE (o.status = 'pending' AND o.next_attempt_at <= $1::timestamptz)
-                   OR (o.status = 'processing' AND o.lease_expires_at < $1::timestamptz)
-                ORDER BY o.next_attempt_at, o.id
-                LIMIT $4
-                FOR UPDATE OF o SKIP LOCKED) AS due
-        WHERE q.id = due.id
-        RETURNING q.id, q.attempts, q.max_attempts, q.schedule_started_at, q.message_id, q.payload,
-                  due.url, due.secret_encrypted, due.active`,
-      now,
-      token,
-      new Date(now.getTime() + leaseMs),
-      limit,
-    );
+    const items = await claimDueItems(prisma, { now, token, leaseUntil: new Date(now.getTime() + leaseMs), limit, exclude: [...held.keys()] });
+    for (const item of items) held.set(item.id, token);
     return { token, items };
+  }
+
+  /** The heartbeat: pushes out the leases of every item held, so only a dead worker's items expire. */
+  async function renewLeases(): Promise<void> {
+    if (held.size === 0) return;
+    await extendLeases(prisma, held, new Date(clock().getTime() + leaseMs));
   }
 
   /** Decrypting is deterministic per ciphertext; a changed secret is a new ciphertext. */
@@ -162,23 +147,36 @@ export function createWorker(options: WorkerOptions): Worker {
   /** Writes results in one statement, each only while its lease is still ours. */
   async function writeResults(results: AttemptResult[]): Promise<void> {
     if (results.length === 0) return;
-    const written = await prisma.$queryRawUnsafe<Array<{ id: number; status: AttemptResult['status'] }>>(
-      `UPDATE outbound_queue_items AS q SET
-          status = v.status, lease_token = NULL, lease_expires_at = NULL, updated_at = v.at,
-          last_status_code = v.status_code, last_error = v.error,
-          completed_at = CASE WHEN v.status = 'completed' THEN v.at ELSE q.completed_at END,
-          next_attempt_at = COALESCE(v.next_attempt_at, q.next_attempt_at)
-         FROM jsonb_to_recordset($1::jsonb)
-           AS v(id int, lease_token text, status text, at timestamptz, status_code int, error text, next_attempt_at timestamptz)
-        WHERE q.id = v.id AND q.lease_token = v.lease_token AND q.status = 'processing'
-        RETURNING q.id, q.status`,
-      JSON.stringify(results),
-    );
+    const written = await recordResults(prisma, results);
+    for (const r of results) held.delete(r.id);
     for (const row of written) options.onAttempt?.(row.status === 'pending' ? 'retry' : row.status);
     const kept = new Set(written.map((w) => w.id));
     for (const r of results) {
       if (!kept.has(r.id)) logger.warn({ item: r.id }, 'delivery finished after its lease was taken over; result dropped');
       else logger.debug({ item: r.id, status: r.status }, 'webhook attempt');
+    }
+  }
+
+  /**
+   * The results are in memory and their leases are renewed meanwhile: a brief outage costs a
+   * retry, not a repeated delivery. After `resultRetryMs` the leases are let go; the items are
+   * delivered again by whoever claims them (at least once, never lost).
+   */
+  async function writeWithRetry(batch: AttemptResult[]): Promise<void> {
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await writeResults(batch);
+      } catch (error) {
+        const outage = databaseOutage(error);
+        if (!outage || Date.now() - started >= resultRetryMs || !running) {
+          for (const r of batch) held.delete(r.id);
+          logger.error({ err: error, items: batch.length }, 'could not record webhook attempts; they will be delivered again');
+          return;
+        }
+        if (attempt === 1) logger.warn({ outage, items: batch.length }, 'database unavailable while recording webhook attempts; retrying');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 100 * 2 ** attempt)));
+      }
     }
   }
 
@@ -188,10 +186,7 @@ export function createWorker(options: WorkerOptions): Worker {
     writing ??= (async () => {
       while (unwritten.length > 0) {
         const batch = unwritten.splice(0, unwritten.length);
-        await writeResults(batch).catch((error: unknown) => {
-          // The leases expire and another attempt is made: a delivery may repeat, never get lost.
-          logger.error({ err: error, items: batch.length }, 'could not record webhook attempts');
-        });
+        await writeWithRetry(batch);
       }
       writing = undefined;
     })();
@@ -210,7 +205,10 @@ export function createWorker(options: WorkerOptions): Worker {
     if (items.length === 0) return 0;
     for (const item of items) {
       const delivery: Promise<void> = attempt(item, token)
-        .then(queueResult, (error: unknown) => logger.error({ err: error, item: item.id }, 'webhook attempt failed unexpectedly'))
+        .then(queueResult, (error: unknown) => {
+          held.delete(item.id); // its lease runs out and it is attempted again
+          logger.error({ err: error, item: item.id }, 'webhook attempt failed unexpectedly');
+        })
         .finally(() => {
           inFlight.delete(delivery);
           if (inFlight.size === concurrency - 1) wake(); // a slot opened while all were taken
@@ -220,23 +218,20 @@ export function createWorker(options: WorkerOptions): Worker {
     return items.length;
   }
 
-  async function listen(databaseUrl: string): Promise<void> {
-    listener = new Client({ connectionString: databaseUrl });
-    listener.on('notification', wake);
-    listener.on('error', (error) => logger.warn({ err: error }, 'queue LISTEN connection lost; polling until restart'));
-    await listener.connect();
-    await listener.query(`LISTEN ${QUEUE_CHANNEL}`);
-  }
-
   async function run(): Promise<void> {
     while (running) {
-      lastActiveAt = Date.now();
       signalled = false;
       let claimed = 0;
       try {
         if (inFlight.size < concurrency) claimed = await fill();
+        lastClaimAt = Date.now();
+        lastClaimError = undefined;
+        options.onClaim?.();
       } catch (error) {
-        logger.error({ err: error }, 'queue worker iteration failed');
+        const described = describeDatabaseError(error);
+        // One line per kind of failure, not one per poll while the database is down.
+        if (described !== lastClaimError) logger.error({ err: error, cause: described }, 'queue worker cannot claim work');
+        lastClaimError = described;
       }
       if (!running) break;
       // Claim again at once while there is work and room; otherwise wait for a wake-up (new work,
@@ -258,14 +253,17 @@ export function createWorker(options: WorkerOptions): Worker {
   return {
     runOnce,
     pollIntervalMs,
-    lastActiveAt: () => (running ? lastActiveAt : undefined),
+    lastClaimAt: () => (running ? lastClaimAt : undefined),
+    lastClaimError: () => lastClaimError,
     start() {
       if (running) return;
       running = true;
       unsubscribe = options.events?.onQueueWork(wake);
-      if (options.databaseUrl) {
-        listen(options.databaseUrl).catch((error) => logger.warn({ err: error }, 'could not LISTEN for queue work; polling'));
-      }
+      // A reconnected listener wakes the loop too: work queued while it was away is claimed at once.
+      if (options.databaseUrl) listener = listenForQueueWork(options.databaseUrl, { logger, onWork: wake });
+      renewal = setInterval(() => {
+        renewLeases().catch((error: unknown) => logger.warn({ cause: describeDatabaseError(error) }, 'could not renew delivery leases'));
+      }, Math.max(100, Math.floor(leaseMs / 3)));
       loop = run();
     },
     async stop() {
@@ -276,7 +274,8 @@ export function createWorker(options: WorkerOptions): Worker {
       // Deliveries under way finish and their results are written before the store closes.
       await Promise.all(inFlight);
       await writing;
-      await listener?.end().catch(() => undefined);
+      clearInterval(renewal);
+      await listener?.close();
     },
   };
 }

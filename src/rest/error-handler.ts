@@ -1,6 +1,7 @@
 import type { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import { errorResponse, isErrorCode, type ErrorDetail } from '../errors/app-error';
+import { databaseOutage, serviceUnavailableResponse } from '../errors/database-errors';
 
 /**
  * SOFA's default answers any GraphQL error without an HTTP status with a 500 and GraphQL's
@@ -23,6 +24,7 @@ export function createRestErrorHandler(logger: Logger) {
     }
     const status = (error?.extensions?.http as { status?: number } | undefined)?.status;
     if (status === 400) return errorResponse('VALIDATION_FAILED', error?.message ?? 'Invalid request');
+    if (databaseOutage(error)) return serviceUnavailableResponse(error?.extensions?.requestId as string | undefined);
     logger.error({ err: error }, 'unexpected error in the REST layer');
     return errorResponse('INTERNAL_SERVER_ERROR', 'Internal server error');
   };

@@ -18,6 +18,9 @@ const ERROR_RESPONSES: Partial<Record<ErrorCode, string>> = {
   UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json.',
   RATE_LIMITED: 'Rate limit exceeded (per token, per client IP without one); Retry-After says when to try again. Nothing of the request was applied.',
   INTERNAL_SERVER_ERROR: 'Unexpected error; the message is masked and the error is logged under requestId.',
+  SERVICE_UNAVAILABLE:
+    'The database is unavailable (down, restarting, refusing connections, or no pooled connection free within DATABASE_POOL_TIMEOUT_MS). ' +
+    'Nothing of the request was applied; retry after Retry-After seconds. A Redis outage never causes it: rate limits then count per replica.',
 };
 
 /** Sent on every response, errors included (SPEC 8). */
@@ -90,7 +93,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
             description: ERROR_RESPONSES[code],
             headers: {
               ...rateLimitHeaderRefs(),
-              ...(code === 'RATE_LIMITED' || code === 'CONFLICT' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+              ...(code === 'RATE_LIMITED' || code === 'CONFLICT' || code === 'SERVICE_UNAVAILABLE' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
             },
             content: {
               'application/json': {
@@ -182,7 +185,7 @@ function errorRefs(route: RestRoute): Json {
   codes.push(...(route.extraErrors ?? []));
   if (route.path.includes(':')) codes.push('NOT_FOUND');
   if (route.method === 'POST') codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
-  codes.push('RATE_LIMITED', 'INTERNAL_SERVER_ERROR');
+  codes.push('RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE');
   return Object.fromEntries(codes.map((c) => [String(errorStatus[c]), { $ref: `#/components/responses/${responseName(c)}` }]));
 }
 
@@ -216,7 +219,13 @@ const readinessSchema: Json = {
   type: 'object',
   properties: {
     status: { type: 'string', enum: ['ready', 'not ready'] },
-    checks: { type: 'object', additionalProperties: { type: 'string' }, description: 'database, migrations, worker: ok, disabled or what is wrong' },
+    checks: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description:
+        'database, migrations, worker: ok, disabled or what is wrong (`unreachable: <code>: <reason>`, `failing: no successful claim for N s (<cause>)`). ' +
+        'redis (with REDIS_URL): ok, or `degraded: …` while Redis is unreachable, which does not make the replica unready: it serves, with rate limits and live events per replica.',
+    },
   },
 };
 
@@ -225,11 +234,15 @@ function publicPaths(): Json {
     get: {
       operationId,
       summary,
-      description: `${summary}. Public: no token needed (limited per client IP).`,
+      description:
+        operationId === 'health' || operationId === 'readiness'
+          ? `${summary}. Public: no token needed. A probe: never rate limited, never touches Redis, answers while Redis or the database is down.`
+          : `${summary}. Public: no token needed (limited per client IP).`,
       tags: ['Service'],
       security: [],
       responses: {
-        200: { description: summary, headers: rateLimitHeaderRefs(), content: { [type]: { schema } } },
+        200: { description: summary, ...(operationId === 'health' || operationId === 'readiness' ? {} : { headers: rateLimitHeaderRefs() }), content: { [type]: { schema } } },
+        // Listed for the probes too (the linter wants a 4XX), though they are exempt from the limits.
         429: { $ref: `#/components/responses/${responseName('RATE_LIMITED')}` },
       },
     },
@@ -259,6 +272,7 @@ function publicPaths(): Json {
           200: { description: 'Metrics', headers: rateLimitHeaderRefs(), content: { 'text/plain': { schema: { type: 'string' } } } },
           401: { $ref: `#/components/responses/${responseName('UNAUTHENTICATED')}` },
           429: { $ref: `#/components/responses/${responseName('RATE_LIMITED')}` },
+          503: { $ref: `#/components/responses/${responseName('SERVICE_UNAVAILABLE')}` },
         },
       },
     },

@@ -18,6 +18,15 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ port: 8080, host: '0.0.0.0', dataDir: '/var/lib/sgw', databaseUrl: 'postgresql://u@db:5432/sgw' });
   });
 
+  it('states the connection budget and the lease, with defaults per ADR 0016', () => {
+    expect(loadConfig({})).toMatchObject({
+      workerLeaseMs: 10_000,
+      databasePool: { size: 10, workerSize: 4, timeoutMs: 5_000, statementTimeoutMs: 60_000, connectTimeoutMs: 300_000 },
+    });
+    expect(loadConfig({ DATABASE_POOL_SIZE: '4', WORKER_DATABASE_POOL_SIZE: '2', DATABASE_POOL_TIMEOUT_MS: '2000' }).databasePool).toMatchObject({ size: 4, workerSize: 2, timeoutMs: 2_000 });
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(/DATABASE_POOL_SIZE/);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', PORT: '' })).toMatchObject({ databaseUrl: undefined, port: 4000 });
   });

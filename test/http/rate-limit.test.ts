@@ -60,9 +60,15 @@ describe.each(backends)('rate limits on %s', (backend) => {
 
   it('limits unauthenticated requests per client IP, 401s and public documents included', async () => {
     for (let i = 0; i < 3; i++) {
-      const res = await api.request('GET', '/health', { token: null });
+      const res = await api.request('GET', '/api/doc', { token: null });
       expect(res.status).toBe(200);
       expect(res.headers.get('x-ratelimit-limit')).toBe('5');
+    }
+    // Probes are never limited (nor do they touch Redis): they must answer while Redis is down.
+    for (const probe of ['/health', '/ready']) {
+      const res = await api.request('GET', probe, { token: null });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
     }
     expect((await api.request('GET', '/api/v1/updated-products', { token: 'sgw_guess-1' })).status).toBe(401);
     const last = await api.request('GET', '/api/v1/updated-products', { token: 'sgw_guess-2' });
@@ -82,6 +88,8 @@ describeWithRedis('rate limits shared through Redis', () => {
   it('hold one budget across two replicas', async () => {
     const db = await openTestDatabase('pglite');
     const redis = [new Redis(redisUrl!), new Redis(redisUrl!)];
+    // A client that is not connected yet counts in memory (rejectIfRedisNotReady): wait for both.
+    await Promise.all(redis.map((r) => (r.status === 'ready' ? undefined : new Promise((resolve) => r.once('ready', resolve)))));
     const limits = { readPerMinute: 7, writePerMinute: 10 };
     // A key prefix of its own keeps this run's counters apart from any other run's.
     const prefix = `sgw-test-${randomUUID()}`;

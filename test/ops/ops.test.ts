@@ -15,15 +15,37 @@ describe.each(backends)('operations endpoints on %s', (backend) => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', worker: 'disabled' } });
 
-    const stalled = createReadiness({ prisma: ctx.db.prisma, worker: { lastActiveAt: () => undefined, pollIntervalMs: 1000 } });
+    const stalled = createReadiness({ prisma: ctx.db.prisma, worker: { lastClaimAt: () => undefined, pollIntervalMs: 1000 } });
     expect(await stalled()).toEqual({ ready: false, checks: { database: 'ok', migrations: 'ok', worker: 'not running' } });
 
     const broken = new Proxy(ctx.db.prisma, {
-      get: (target, prop) => (prop === '$queryRawUnsafe' ? () => Promise.reject(new Error('connection refused')) : Reflect.get(target, prop)),
+      get: (target, prop) =>
+        prop === '$queryRawUnsafe'
+          ? () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5432'), { code: 'ECONNREFUSED', syscall: 'connect', errno: -111 }))
+          : Reflect.get(target, prop),
     });
     const down = await createReadiness({ prisma: broken })();
     expect(down.ready).toBe(false);
-    expect(down.checks.database).toMatch(/^unreachable: connection refused/);
+    // The cause is named; the host is not.
+    expect(down.checks.database).toBe('unreachable: ECONNREFUSED: connection failure (ECONNREFUSED)');
+
+    const failing = createReadiness({
+      prisma: ctx.db.prisma,
+      worker: { lastClaimAt: () => Date.now() - 60_000, lastClaimError: () => 'P1001: cannot reach the database server', pollIntervalMs: 1000 },
+      redis: { status: () => 'degraded: not connected (sync-gateway:rate-limit)' },
+    });
+    expect(await failing()).toEqual({
+      ready: false,
+      checks: {
+        database: 'ok',
+        migrations: 'ok',
+        worker: 'failing: no successful claim for 60 s (P1001: cannot reach the database server)',
+        redis: 'degraded: not connected (sync-gateway:rate-limit)',
+      },
+    });
+    // Redis alone down: degraded, still ready (the service serves from memory).
+    const degraded = createReadiness({ prisma: ctx.db.prisma, redis: { status: () => 'degraded: not connected' } });
+    expect((await degraded()).ready).toBe(true);
   });
 
   it('GET /metrics needs a token and reports requests, queue, pending changes and rate-limit rejections', async () => {

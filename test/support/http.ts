@@ -46,6 +46,8 @@ export async function startTestServer(
     tokenCacheTtlMs?: number;
     accounts?: Partial<Omit<AccountDeps, 'prisma'>>;
     consoleDir?: string;
+    /** What /ready reports for Redis (the server passes its clients' state). */
+    redis?: { status(): string };
   } = {},
 ): Promise<TestServer> {
   const events = options.events ?? createEventHub();
@@ -55,7 +57,7 @@ export async function startTestServer(
     events,
     secrets,
     metrics,
-    readiness: createReadiness({ prisma: db.prisma }),
+    readiness: createReadiness({ prisma: db.prisma, redis: options.redis ?? events.redis }),
     config: {
       maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024,
       tokenLastUsedResolutionMs: 0,

@@ -1,0 +1,63 @@
+import { Client, type PoolConfig } from 'pg';
+import type { Logger } from 'pino';
+import { describeDatabaseError } from '../errors/database-errors';
+
+export type PoolSettings = { size: number; timeoutMs: number; statementTimeoutMs: number };
+
+/** Matches loadConfig's defaults, for callers without a configuration (tests, scripts). */
+export const DEFAULT_POOL_SETTINGS: PoolSettings = { size: 10, timeoutMs: 5_000, statementTimeoutMs: 60_000 };
+
+/**
+ * Options of every pg pool of the service. `connectionTimeoutMillis` bounds both the wait for a
+ * free connection and the opening of a new one (pg-pool throws "timeout exceeded when trying to
+ * connect", which answers 503). `statement_timeout` stops a runaway statement on the server;
+ * `query_timeout` stops waiting on a half-open connection that will never answer; TCP keep-alive
+ * finds such a connection while it is idle.
+ */
+export function postgresPoolConfig(connectionString: string, settings: PoolSettings, applicationName: string): PoolConfig {
+  const statementTimeout = settings.statementTimeoutMs > 0 ? settings.statementTimeoutMs : undefined;
+  return {
+    connectionString,
+    max: settings.size,
+    connectionTimeoutMillis: settings.timeoutMs,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    application_name: applicationName,
+    ...(statementTimeout ? { statement_timeout: statementTimeout, query_timeout: statementTimeout + 5_000 } : {}),
+  };
+}
+
+/**
+ * Start-up against a database that is down, full or still starting: try to connect with backoff
+ * (500 ms doubling to 10 s), one line per attempt naming host, port and cause, until it answers or
+ * `timeoutMs` has passed (then the last error is thrown and the process exits).
+ */
+export async function waitForPostgres(connectionString: string, options: { timeoutMs: number; logger: Logger }): Promise<void> {
+  const url = new URL(connectionString);
+  const where = { host: url.hostname, port: Number(url.port || 5432), database: url.pathname.slice(1) };
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    const client = new Client({ connectionString, connectionTimeoutMillis: 5_000, application_name: 'sync-gateway-startup' });
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      if (attempt > 1) options.logger.info({ ...where, attempts: attempt }, 'database reachable; starting');
+      return;
+    } catch (error) {
+      const elapsed = Date.now() - started;
+      const delay = Math.min(500 * 2 ** (attempt - 1), 10_000);
+      if (elapsed + delay > options.timeoutMs) {
+        options.logger.fatal({ ...where, cause: describeDatabaseError(error), attempts: attempt }, 'database still unreachable; giving up (DATABASE_CONNECT_TIMEOUT_MS)');
+        throw error;
+      }
+      options.logger.warn(
+        { ...where, cause: describeDatabaseError(error), message: (error as Error).message, attempt, retryInMs: delay },
+        `database ${where.host}:${where.port} unreachable (${describeDatabaseError(error)}); retrying`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+}
