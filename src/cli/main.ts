@@ -114,7 +114,8 @@ export function buildCli(): Command {
         // With Redis the serving replicas drop the token at once; without, within TOKEN_CACHE_TTL_MS.
         if (config.redisUrl) {
           const events = createEventHub({ redisUrl: config.redisUrl });
-          events.publishRevocation();
+          if (await events.whenConnected(5_000)) events.publishRevocation();
+          else console.error('Redis is unreachable: serving replicas drop the token within TOKEN_CACHE_TTL_MS');
           await events.close();
         }
       }),

@@ -33,6 +33,12 @@ export type EventHub = {
   onQueueWork(listener: () => void): () => void;
   /** Redis connection state for /ready (absent without REDIS_URL). */
   redis?: RedisHealth;
+  /**
+   * Waits (at most `timeoutMs`) until Redis can take a publication; true at once without Redis.
+   * A short-lived process (the CLI) publishes right after connecting, and Redis clients here
+   * queue nothing while disconnected.
+   */
+  whenConnected(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 };
 
@@ -75,6 +81,7 @@ export function createEventHub(options: { redisUrl?: string | undefined; logger?
       return () => queue.off('work', listener);
     },
     ...(clients ? { redis: redisHealth([clients.publish, clients.subscribe]) } : {}),
+    whenConnected: (timeoutMs) => (clients ? connected(clients.publish, timeoutMs) : Promise.resolve(true)),
     async close() {
       queue.removeAllListeners();
       // Unsubscribed before the connections quit, or the UNSUBSCRIBE fails on a closed connection.
@@ -83,4 +90,18 @@ export function createEventHub(options: { redisUrl?: string | undefined; logger?
       if (clients) await Promise.all([clients.publish, clients.subscribe].map((c) => c.quit().catch(() => c.disconnect())));
     },
   };
+}
+
+function connected(client: Redis, timeoutMs: number): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      resolve(ok);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    client.on('ready', onReady);
+  });
 }
