@@ -111,7 +111,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       warn: (...args) => logger.warn({ yoga: args }),
       error: (...args) => logger.error({ yoga: args }),
     },
-    context: ({ requestId, auth, clientIp }) => ({
+    context: ({ requestId, auth, clientIp, idempotencyRef }) => ({
       prisma: db.prisma,
       requestId: requestId ?? 'unknown',
       auth: auth ?? null,
@@ -120,6 +120,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       events,
       secrets,
       clientIp: clientIp ?? 'unknown',
+      idempotencyRef: idempotencyRef ?? null,
       accounts: accountDeps,
       tokenCache,
       credentialsRevoked,

@@ -14,18 +14,21 @@ import { directionFor, FAILURE_ENTITY_TYPES, FAILURE_SOURCES, failureInput, type
 /**
  * Stores a failure (open) and one delivery per matching active webhook configuration, in one
  * statement (atomic, and one round trip: reports arrive in bursts). Then wakes the worker and
- * tells live subscribers.
+ * tells live subscribers. A report sent under an Idempotency-Key whose failure is stored already
+ * (its process died before the answer was kept) answers that failure and queues nothing again.
  */
 export async function reportFailure(
   prisma: PrismaClient,
   events: EventHub,
   input: Record<string, unknown>,
+  idempotencyRef: string | null = null,
 ): Promise<{ id: number; status: 'open'; deliveries: number }> {
   const f = parseInput(failureInput, input);
   const [row] = await prisma.$queryRawUnsafe<Array<StoredFailure & { deliveries: number; notified: number }>>(
     `WITH failure AS (
-       INSERT INTO sync_failures (entity_type, source, external_id, middleware_id, error_message, error_details, raw_data, has_raw_data)
-       VALUES ($1, $2, $3, $4::int, $5, $6::jsonb, $7::jsonb, $7::jsonb IS NOT NULL)
+       INSERT INTO sync_failures (entity_type, source, external_id, middleware_id, error_message, error_details, raw_data, has_raw_data, idempotency_ref)
+       VALUES ($1, $2, $3, $4::int, $5, $6::jsonb, $7::jsonb, $7::jsonb IS NOT NULL, $9)
+       ON CONFLICT (idempotency_ref) DO NOTHING
        RETURNING id, entity_type, source, external_id, error_message, error_details, created_at
      ), ${enqueueDeliveriesSql('failure', '$8')}
      SELECT failure.*, (SELECT count(*)::int FROM queued) AS deliveries, (SELECT count(*)::int FROM notified) AS notified
@@ -38,22 +41,33 @@ export async function reportFailure(
     JSON.stringify(f.error_details ?? []),
     f.raw_data != null ? JSON.stringify(f.raw_data) : null,
     directionFor(f.source),
+    idempotencyRef,
   );
   // raw_data may be megabytes: do not let Prisma's debug history keep it.
   if (f.raw_data != null) releaseBulkParameters();
-  const { id, deliveries } = row!;
+  if (!row) return storedReport(prisma, idempotencyRef!);
+  const { id, deliveries } = row;
   if (deliveries > 0) events.signalQueueWork();
   events.publishFailure({
     event: 'sync_failure',
     failure_id: id,
-    entity_type: row!.entity_type,
-    external_id: row!.external_id,
-    source: row!.source,
-    error_message: row!.error_message,
-    error_details: row!.error_details,
-    failed_at: row!.created_at.toISOString(),
+    entity_type: row.entity_type,
+    external_id: row.external_id,
+    source: row.source,
+    error_message: row.error_message,
+    error_details: row.error_details,
+    failed_at: row.created_at.toISOString(),
   });
   return { id, status: 'open', deliveries };
+}
+
+/** The answer the first report under this key gave, as far as it can be told again. */
+async function storedReport(prisma: PrismaClient, idempotencyRef: string): Promise<{ id: number; status: 'open'; deliveries: number }> {
+  const failure = await prisma.syncFailure.findUniqueOrThrow({
+    where: { idempotencyRef },
+    select: { id: true, _count: { select: { deliveries: true } } },
+  });
+  return { id: failure.id, status: 'open', deliveries: failure._count.deliveries };
 }
 
 type StoredFailure = {

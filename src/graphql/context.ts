@@ -17,6 +17,8 @@ export type ServerContext = {
   clientIp?: string;
   /** The request body, read once by the body-limits plugin. */
   bodyText?: string;
+  /** Set when this request holds an Idempotency-Key (see idempotencyRef). */
+  idempotencyRef?: string;
 };
 
 export type RequestContext = {
@@ -29,6 +31,8 @@ export type RequestContext = {
   secrets: SecretBox;
   clientIp: string;
   accounts: AccountDeps;
+  /** The Idempotency-Key this request runs under, hashed with its caller; null without one. */
+  idempotencyRef: string | null;
   /** Cleared when this process revokes a token. */
   tokenCache: TokenCache;
   /**

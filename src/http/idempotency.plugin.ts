@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client';
 import { errorResponse } from '../errors/app-error';
 import type { ServerContext } from '../graphql/context';
-import { IDEMPOTENCY_HEADER, keyProblem, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
+import { IDEMPOTENCY_HEADER, idempotencyRef, keyProblem, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
 import {
   claimKey,
   completeKey,
@@ -89,6 +89,7 @@ export function useIdempotencyKeys(options: IdempotencyOptions): Plugin<object, 
           }, Math.max(1, Math.floor(leaseMs / 3)));
           renewal.unref();
           held.set(serverContext, { id, leaseToken: outcome.leaseToken, renewal });
+          serverContext.idempotencyRef = idempotencyRef(id.scope, id.key, outcome.since);
           return;
         }
         case 'completed': {

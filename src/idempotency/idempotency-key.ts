@@ -26,3 +26,12 @@ export function requestFingerprint(method: string, url: URL, body: string): stri
     .update(JSON.stringify([method, url.pathname, query, bodyHash]))
     .digest('hex');
 }
+
+/**
+ * A fixed-length reference to one request under one key of one caller, for services that record
+ * which request created a row, so that its rerun after a crash finds the row: SHA-256 of scope,
+ * key and the time the key was first claimed for it (a key reused after 24 hours is a new one).
+ */
+export function idempotencyRef(scope: string, key: string, since: Date): string {
+  return createHash('sha256').update(`${scope}\n${key}\n${since.toISOString()}`).digest('hex');
+}

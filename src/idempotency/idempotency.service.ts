@@ -12,7 +12,8 @@ export type StoredResponse = { status: number; body: string; headers: Record<str
  * a different request (`mismatch`).
  */
 export type ClaimOutcome =
-  | { kind: 'claimed'; leaseToken: string }
+  /** `since`: when the key was first claimed for this request; a takeover after a crash keeps it. */
+  | { kind: 'claimed'; leaseToken: string; since: Date }
   | { kind: 'completed'; response: StoredResponse }
   | { kind: 'in-progress' }
   | { kind: 'mismatch' };
@@ -42,16 +43,18 @@ export async function claimKey(
   const leaseToken = randomUUID();
   // A key deleted between the two statements (a 5xx released it, pruning) is claimed on the next round.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const claimed = await prisma.$queryRaw<Array<{ lease_token: string }>>`
+    const claimed = await prisma.$queryRaw<Array<{ lease_token: string; created_at: Date }>>`
       INSERT INTO idempotency_keys AS k (scope, key, fingerprint, lease_token, lease_expires_at, created_at)
       VALUES (${id.scope}, ${id.key}, ${fingerprint}, ${leaseToken}, now() + ${leaseMs}::integer * interval '1 millisecond', now())
       ON CONFLICT (scope, key) DO UPDATE SET
         fingerprint = EXCLUDED.fingerprint, lease_token = EXCLUDED.lease_token, lease_expires_at = EXCLUDED.lease_expires_at,
-        created_at = EXCLUDED.created_at, response_status = NULL, response_body = NULL, response_headers = NULL, completed_at = NULL
+        -- A takeover after a crash is the same request: it keeps its creation time (see idempotencyRef).
+        created_at = CASE WHEN k.created_at < now() - make_interval(hours => ${KEY_RETENTION_HOURS}::integer) THEN EXCLUDED.created_at ELSE k.created_at END,
+        response_status = NULL, response_body = NULL, response_headers = NULL, completed_at = NULL
       WHERE k.created_at < now() - make_interval(hours => ${KEY_RETENTION_HOURS}::integer)
          OR (k.completed_at IS NULL AND k.lease_expires_at < now() AND k.fingerprint = EXCLUDED.fingerprint)
-      RETURNING lease_token`;
-    if (claimed[0]?.lease_token === leaseToken) return { kind: 'claimed', leaseToken };
+      RETURNING lease_token, created_at`;
+    if (claimed[0]?.lease_token === leaseToken) return { kind: 'claimed', leaseToken, since: claimed[0].created_at };
     const [row] = await prisma.$queryRaw<ExistingRow[]>`
       SELECT fingerprint, lease_token, response_status, response_body, response_headers
       FROM idempotency_keys WHERE scope = ${id.scope} AND key = ${id.key}`;

@@ -173,6 +173,24 @@ describe.each(backends)('Idempotency-Key on %s', (backend) => {
     expect((await send()).text).toBe(afterLease.text);
   });
 
+  it('answers the stored failure, and queues nothing again, when the process died after the report committed but before its answer was kept', async () => {
+    const key = freshKey();
+    const scope = scopeOfTestToken();
+    const send = () => ctx.api.request('POST', '/api/v1/failures', { body: report({ external_id: 'LATE-CRASH' }), headers: withKey(key) });
+    const first = await send();
+    expect(first.status).toBe(201);
+    // The failure and its delivery are committed; the answer was never stored and the lease ran out.
+    await ctx.db.prisma.idempotencyKey.update({
+      where: { scope_key: { scope, key } },
+      data: { leaseToken: 'dead-process', leaseExpiresAt: new Date(Date.now() - 1_000), responseStatus: null, responseBody: null, completedAt: null },
+    });
+    const rerun = await send();
+    expect(rerun.status).toBe(201);
+    expect(rerun.headers.get('idempotent-replayed')).toBeNull();
+    expect(rerun.body).toEqual(first.body);
+    expect(await counts()).toEqual({ failures: 1, deliveries: 1 });
+  });
+
   it('forgets a key after 24 hours: the same key then runs a new request, and pruning deletes old keys only', async () => {
     const key = freshKey();
     const scope = scopeOfTestToken();
