@@ -4,7 +4,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 ENV CHECKPOINT_DISABLE=1
 COPY package.json package-lock.json ./
-RUN npm install --ignore-scripts --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY prisma.config.ts tsconfig.json tsconfig.build.json ./
 COPY prisma ./prisma
 COPY src ./src
