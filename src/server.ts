@@ -14,12 +14,14 @@ import { createEventHub } from './events/hub';
 import { attachGraphqlWs } from './http/graphql-ws';
 import { createWorker } from './queue/worker';
 import { startWorkerThread, type BackgroundWorker } from './queue/worker-thread';
+import { setWebhookNetworks } from './webhooks/network-policy';
 import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
 
 export type RunningServer = { url: string; server: Server; db: Database; close(): Promise<void> };
 
 /** Opens the database, applies pending migrations and listens. */
 export async function startServer(config: AppConfig, logger: Logger): Promise<RunningServer> {
+  setWebhookNetworks(config.webhookNetworks);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   try {
     await db.migrate();
@@ -92,6 +94,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
 
 /** Runs only the webhook worker (for replicas on PostgreSQL that do not serve HTTP). */
 export async function startWorker(config: AppConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
+  setWebhookNetworks(config.webhookNetworks);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   await db.migrate();
   const secrets = createSecretBox(await loadEncryptionKey(config));

@@ -19,7 +19,7 @@ describe('sync-gateway CLI and server process (embedded PGlite)', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'sgw-cli-'));
-    env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' };
+    env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' };
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
@@ -159,6 +159,7 @@ describeWithPostgres('sync-gateway CLI on PostgreSQL (DATABASE_URL)', () => {
       HOST: '127.0.0.1',
       PORT: '0',
       LOG_LEVEL: 'info',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
     };
     const run = (...args: string[]) => runCli(env, args);
     let server: ServeProcess | undefined;
