@@ -116,7 +116,7 @@ function connectionProblem(error: unknown): string {
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return 'connection reset';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA') return 'host not found';
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'host unreachable';
-  if (code.startsWith('HPE_') || code === 'UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE') return 'invalid HTTP response';
+  if (e.name === 'HTTPParserError' || code.startsWith('HPE_') || code === 'UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE') return 'invalid HTTP response';
   if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) return 'TLS handshake failed';
   return 'connection failed';
 }
