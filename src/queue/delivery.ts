@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Agent, request, type Dispatcher } from 'undici';
 import { decodeKeyring, keyBytes, signingKeysAt, type SigningKeyring } from '../webhooks/signing-keys';
-import { urlRefusal, webhookNetworkPolicy } from '../webhooks/network-policy';
+import { urlRefusal, webhookNetworkPolicy, type NetworkPolicy } from '../webhooks/network-policy';
 import { guardedConnector, WebhookBlockedError } from './guarded-connect';
 import type { AttemptOutcome } from './schedule';
 
@@ -74,7 +74,7 @@ export async function deliver(url: string, body: string, headers: Record<string,
 export async function attemptDelivery(url: string, body: string, headers: Record<string, string>, options: DeliveryOptions = {}): Promise<DeliveryAttempt> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const refusal = urlRefusal(url, webhookNetworkPolicy());
+  const refusal = cachedUrlRefusal(url, webhookNetworkPolicy());
   if (refusal) return { ok: false, blocked: true, error: `blocked: ${refusal}`, durationMs: 0 };
   try {
     const response = await request(url, {
@@ -97,6 +97,18 @@ export async function attemptDelivery(url: string, body: string, headers: Record
     if (blocked) return { ok: false, blocked: true, error: blocked.message, durationMs: elapsed() };
     return { ok: false, error: connectionProblem(error), durationMs: elapsed() };
   }
+}
+
+/** Parsing the URL per delivery costs more than the rest of the check; a policy's verdicts never change. */
+const refusalsByPolicy = new WeakMap<NetworkPolicy, Map<string, string | undefined>>();
+function cachedUrlRefusal(url: string, policy: NetworkPolicy): string | undefined {
+  let refusals = refusalsByPolicy.get(policy);
+  if (!refusals) refusalsByPolicy.set(policy, (refusals = new Map()));
+  if (refusals.has(url)) return refusals.get(url);
+  if (refusals.size >= 1_000) refusals.clear();
+  const refusal = urlRefusal(url, policy);
+  refusals.set(url, refusal);
+  return refusal;
 }
 
 function blockedErrorOf(error: unknown): WebhookBlockedError | undefined {
