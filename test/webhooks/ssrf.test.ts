@@ -1,5 +1,5 @@
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { Agent } from 'undici';
@@ -15,7 +15,7 @@ import { startReceiver } from '../support/receiver';
 const NOTHING_ALLOWED = { allowed: [], blocked: [] };
 
 /** An HTTP server on a given loopback address that counts what reaches it. */
-async function listenOn(host: string, port = 0, reply: (res: import('node:http').ServerResponse) => void = (res) => res.end('ok')) {
+async function listenOn(host: string, port = 0, reply: (res: ServerResponse) => void = (res) => res.end('ok')) {
   const hits: string[] = [];
   const server: Server = createServer((req, res) => {
     hits.push(`${req.method} ${req.url}`);
