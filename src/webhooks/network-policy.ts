@@ -95,7 +95,8 @@ export function urlRefusal(url: string, policy: NetworkPolicy): string | undefin
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `the scheme ${parsed.protocol.slice(0, -1)} is not allowed (http or https only)`;
   const host = bareHost(parsed.hostname);
   if (isIP(host)) return policy.refusal(host);
-  if (LOOPBACK_NAMES.test(host)) return policy.refusal('127.0.0.1') && `${host} is a loopback address`;
+  // It resolves to 127.0.0.1 and ::1, and the connector refuses a name if any address is refused.
+  if (LOOPBACK_NAMES.test(host) && (policy.refusal('127.0.0.1') || policy.refusal('::1'))) return `${host} is a loopback address`;
   return undefined;
 }
 

@@ -42,7 +42,9 @@ describe('webhook network policy', () => {
     expect(urlRefusal('http://LOCALHOST./', defaults)).toMatch(/loopback/);
     expect(urlRefusal('http://api.localhost/', defaults)).toMatch(/loopback/);
     expect(urlRefusal('https://erp.example.com/hooks', defaults)).toBeUndefined();
-    expect(urlRefusal('http://localhost/', createNetworkPolicy({ allowed: ['127.0.0.1/32'], blocked: [] }))).toBeUndefined();
+    // localhost also resolves to ::1: both must be allowed, as the connector checks every address.
+    expect(urlRefusal('http://localhost/', createNetworkPolicy({ allowed: ['127.0.0.1/32'], blocked: [] }))).toMatch(/loopback/);
+    expect(urlRefusal('http://localhost/', createNetworkPolicy({ allowed: ['127.0.0.1/32', '::1/128'], blocked: [] }))).toBeUndefined();
   });
 
   it('parses CIDRs strictly', () => {
