@@ -13,6 +13,7 @@ import { createEventHub } from './events/hub';
 import { attachGraphqlWs } from './http/graphql-ws';
 import { createWorker } from './queue/worker';
 import { startWorkerThread, type BackgroundWorker } from './queue/worker-thread';
+import { setWebhookNetworks } from './webhooks/network-policy';
 import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
 import { createRedisClient, redisHealth } from './redis/redis-client';
 
@@ -20,6 +21,7 @@ export type RunningServer = { url: string; server: Server; db: Database; close()
 
 /** Opens the database, applies pending migrations and listens. */
 export async function startServer(config: AppConfig, logger: Logger): Promise<RunningServer> {
+  setWebhookNetworks(config.webhookNetworks);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, pool: config.databasePool });
   try {
     await db.migrate();
@@ -97,6 +99,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
 
 /** Runs only the webhook worker (for replicas on PostgreSQL that do not serve HTTP). */
 export async function startWorker(config: AppConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
+  setWebhookNetworks(config.webhookNetworks);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, pool: { ...config.databasePool, size: config.databasePool.workerSize } });
   await db.migrate();
   const secrets = createSecretBox(await loadEncryptionKey(config));

@@ -62,6 +62,8 @@ function baseEnv(options: ServiceOptions, dataDir: string): NodeJS.ProcessEnv {
     // The benchmarks measure throughput, not the SPEC 8 limits (bench:rate-limit does that).
     RATE_LIMIT_READ_PER_MINUTE: '1000000000',
     RATE_LIMIT_WRITE_PER_MINUTE: '1000000000',
+    // The webhook receiver (bench/lib/receiver-process.ts) listens on loopback.
+    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
     ...options.env,
   };
 }

@@ -7,8 +7,10 @@ import { openDatabase, type Database } from '../db/database';
 import { createEventHub } from '../events/hub';
 import { createLogger } from '../logger';
 import { startServer, startWorker, stopOnSignals } from '../server';
+import { setWebhookNetworks } from '../webhooks/network-policy';
 import { createSecretBox, loadEncryptionKey } from '../webhooks/secret-box';
-import { createWebhook, listWebhooks, removeWebhook, updateWebhook, type WebhookInput } from '../webhooks/webhook.service';
+import { sendTestEvent } from '../webhooks/webhook-test.service';
+import { createWebhook, listWebhooks, removeWebhook, rotateWebhookSecret, updateWebhook, type WebhookInput } from '../webhooks/webhook.service';
 
 /**
  * The CLI and the server share one configuration: env, DATA_DIR, DATABASE_URL. Commands other
@@ -19,6 +21,7 @@ async function withDatabase<T>(
   { migrateFirst = true } = {},
 ): Promise<T> {
   const config = loadConfig();
+  setWebhookNetworks(config.webhookNetworks);
   // Commands print their results on stdout; only problems are logged, to stderr.
   const logger = createLogger({ logLevel: config.logLevel === "info" ? "warn" : config.logLevel }, 2);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
@@ -138,12 +141,12 @@ export function buildCli(): Command {
   const webhook = program.command('webhook').description('manage webhook configurations (sync_failure deliveries)');
   webhook
     .command('add')
-    .description('add a configuration; the secret signs deliveries and is stored encrypted')
+    .description('add a configuration; the secret signs deliveries and is stored encrypted (generated and printed once when left out)')
     .requiredOption('--url <url>', 'http(s) URL that receives the POSTs')
     .requiredOption('--entity-type <type>', 'product, partner or sale_order')
     .requiredOption('--direction <direction>', 'to_erp or to_webshop')
-    .requiredOption('--secret <secret>', 'shared secret, 16 characters or more')
-    .action((opts: { url: string; entityType: string; direction: string; secret: string }) =>
+    .option('--secret <secret>', 'a whsec_ secret (Standard Webhooks), or a raw shared secret of 16 characters or more')
+    .action((opts: { url: string; entityType: string; direction: string; secret?: string }) =>
       withDatabase(async (db, config) => {
         const box = createSecretBox(await loadEncryptionKey(config));
         const w = await createWebhook(db.prisma, box, {
@@ -153,6 +156,34 @@ export function buildCli(): Command {
           secret: opts.secret,
         });
         console.log(`added webhook ${w.id}: ${w.entityType} ${w.direction} → ${w.url}`);
+        if (w.newSecret) printSecret(w.newSecret);
+      }),
+    );
+  webhook
+    .command('rotate-secret')
+    .argument('<id>')
+    .description('generate a new secret; the old one keeps signing beside it for the grace period, then is dropped')
+    .option('--grace <duration>', 'how long the old secret stays valid: 0, 90s, 30m, 24h, 7d (at most 30d)', graceSeconds, 24 * 3600)
+    .action((id: string, opts: { grace: number }) =>
+      withDatabase(async (db, config) => {
+        const box = createSecretBox(await loadEncryptionKey(config));
+        const w = await rotateWebhookSecret(db.prisma, box, webhookId(id), { graceSeconds: opts.grace });
+        const until = new Date(Date.now() + opts.grace * 1000).toISOString();
+        console.log(`rotated the secret of webhook ${w.id}; ${opts.grace > 0 ? `the old secret stays valid until ${until}` : 'the old secret is no longer valid'}`);
+        printSecret(w.newSecret!);
+      }),
+    );
+  webhook
+    .command('test')
+    .argument('<id>')
+    .description('send a signed webhook.test event now and show the answer (not queued, not retried)')
+    .action((id: string) =>
+      withDatabase(async (db, config) => {
+        const box = createSecretBox(await loadEncryptionKey(config));
+        const result = await sendTestEvent(db.prisma, box, webhookId(id));
+        console.log(`${result.outcome}${result.statusCode !== null ? ` (HTTP ${result.statusCode})` : ''} in ${result.durationMs} ms${result.error ? `: ${result.error}` : ''}`);
+        if (result.responseBodyExcerpt) console.log(result.responseBodyExcerpt);
+        if (result.outcome !== 'delivered') process.exitCode = 1;
       }),
     );
   webhook
@@ -193,6 +224,20 @@ export function buildCli(): Command {
       }),
     );
   return program;
+}
+
+/** The secret alone on the last line, so scripts can take it with `tail -n1`. */
+function printSecret(secret: string): void {
+  console.log('Signing secret (shown only now; receivers verify with new Webhook(secret) from standardwebhooks or svix):');
+  console.log(secret);
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+function graceSeconds(text: string): number {
+  const m = /^(\d+)([smhd]?)$/.exec(text.trim());
+  if (!m) throw new InvalidArgumentError(`must be a duration like 0, 90s, 30m, 24h or 7d, got ${JSON.stringify(text)}`);
+  return Number(m[1]) * DURATION_UNITS[m[2] || 's']!;
 }
 
 function webhookId(text: string): number {

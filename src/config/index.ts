@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { REGISTRATION_MODES, type RegistrationMode } from '../accounts/registration';
+import { parseNetworkList, type NetworkLists } from '../webhooks/network-policy';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -61,7 +62,22 @@ const envSchema = z.object({
   /** How long a verified API token is trusted without a lookup; a revocation elsewhere waits this long. 0 turns it off. */
   TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10_000),
+  /** Comma-separated CIDRs webhooks may reach although built-in rules refuse them (e.g. 127.0.0.1/32 for a local receiver). */
+  WEBHOOK_ALLOWED_NETWORKS: networkList(),
+  /** Comma-separated CIDRs webhooks may never reach (on top of loopback, link-local, multicast…); wins over the allowed list. */
+  WEBHOOK_BLOCKED_NETWORKS: networkList(),
 });
+
+function networkList() {
+  return z
+    .string()
+    .default('')
+    .superRefine((text, ctx) => {
+      const { invalid } = parseNetworkList(text);
+      if (invalid.length > 0) ctx.addIssue({ code: 'custom', message: `not networks in CIDR notation (like 10.0.0.0/8 or fd00::/8): ${invalid.join(', ')}` });
+    })
+    .transform((text) => parseNetworkList(text).networks);
+}
 
 export type AppConfig = {
   host: string;
@@ -87,6 +103,8 @@ export type AppConfig = {
   tokenLastUsedResolutionMs: number;
   tokenCacheTtlMs: number;
   shutdownGraceMs: number;
+  /** The SSRF guard's additions to its built-in rules (ADR 0018). */
+  webhookNetworks: NetworkLists;
 };
 
 export class ConfigError extends Error {
@@ -143,5 +161,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     tokenLastUsedResolutionMs: e.TOKEN_LAST_USED_RESOLUTION_MS,
     tokenCacheTtlMs: e.TOKEN_CACHE_TTL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    webhookNetworks: { allowed: e.WEBHOOK_ALLOWED_NETWORKS, blocked: e.WEBHOOK_BLOCKED_NETWORKS },
   };
 }

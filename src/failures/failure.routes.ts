@@ -29,7 +29,11 @@ export const failureRoutes: RestRoute[] = [
       'at least one of external_id and middleware_id; error_details is an optional array of {field, message}; ' +
       `raw_data an optional object of up to ${MAX_RAW_DATA_BYTES} bytes. Any other field is a 400 naming it. ` +
       'The failure is stored open and, in the same transaction, one signed sync_failure webhook delivery is queued per active configuration ' +
-      'of the entity type in the opposite direction (source erp → to_webshop, webshop → to_erp). Answers 201 {id, status, deliveries}.',
+      'of the entity type in the opposite direction (source erp → to_webshop, webshop → to_erp). Answers 201 {id, status, deliveries}. ' +
+      'Deliveries are signed for Standard Webhooks receivers (`new Webhook(whsec_secret).verify(body, headers)` from standardwebhooks or svix; ' +
+      'during a secret rotation webhook-signature carries a signature per valid secret) and X-Webhook-Signature (hex HMAC-SHA256 of the body). ' +
+      'They never go to loopback, link-local (cloud metadata), multicast or unspecified addresses unless WEBHOOK_ALLOWED_NETWORKS allows them, and never follow redirects; ' +
+      'a refused delivery fails at once with lastError "blocked: <reason>".',
     strictBody: true,
     responseStatus: 201,
     example: {

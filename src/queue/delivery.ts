@@ -1,22 +1,39 @@
 import { createHmac } from 'node:crypto';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
+import { decodeKeyring, keyBytes, signingKeysAt, type SigningKeyring } from '../webhooks/signing-keys';
+import { urlRefusal, webhookNetworkPolicy, type NetworkPolicy } from '../webhooks/network-policy';
+import { guardedConnector, WebhookBlockedError } from './guarded-connect';
 import type { AttemptOutcome } from './schedule';
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
 
+/** Decoding a keyring is cheap but runs per delivery: the worker hands over the same text each time. */
+const keyrings = new Map<string, SigningKeyring>();
+function keyringOfStored(stored: string): SigningKeyring {
+  let keyring = keyrings.get(stored);
+  if (!keyring) {
+    if (keyrings.size >= 1_000) keyrings.clear();
+    keyring = decodeKeyring(stored);
+    keyrings.set(stored, keyring);
+  }
+  return keyring;
+}
+
 /**
- * The signature headers of one attempt: X-Webhook-Signature (SPEC 6.1: lowercase hex
- * HMAC-SHA256 of the exact body, keyed by the secret) and the Standard Webhooks headers, so that
- * receivers can verify with a standard library (key: the secret's bytes, i.e. base64 of the secret
- * for `new Webhook(...)`) and reject replays by webhook-id and timestamp.
+ * The signature headers of one attempt. `storedSecret` is the decrypted stored secret: a bare
+ * raw secret (configurations from before ADR 0017) or a keyring. X-Webhook-Signature (SPEC 6.1)
+ * is the lowercase hex HMAC-SHA256 of the exact body keyed by the current key; the Standard
+ * Webhooks headers carry one `v1,` signature per valid key (two during a rotation's grace), so
+ * `new Webhook(secret).verify(...)` from `standardwebhooks` or `svix` accepts either secret.
  */
-export function signatureHeaders(secret: string, messageId: string, timestampSeconds: number, body: string): Record<string, string> {
-  const key = Buffer.from(secret, 'utf8');
+export function signatureHeaders(storedSecret: string, messageId: string, timestampSeconds: number, body: string): Record<string, string> {
+  const keys = signingKeysAt(keyringOfStored(storedSecret), timestampSeconds).map(keyBytes);
+  const signed = `${messageId}.${timestampSeconds}.${body}`;
   return {
-    'x-webhook-signature': createHmac('sha256', key).update(body, 'utf8').digest('hex'),
+    'x-webhook-signature': createHmac('sha256', keys[0]!).update(body, 'utf8').digest('hex'),
     'webhook-id': messageId,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': `v1,${createHmac('sha256', key).update(`${messageId}.${timestampSeconds}.${body}`, 'utf8').digest('base64')}`,
+    'webhook-signature': keys.map((key) => `v1,${createHmac('sha256', key).update(signed, 'utf8').digest('base64')}`).join(' '),
   };
 }
 
@@ -28,35 +45,105 @@ export function eventBody(payload: Record<string, unknown>): string {
 
 /**
  * Deliveries share keep-alive connections per receiver (undici's request API: the fan-out path
- * cannot afford fetch's stream machinery per delivery). Redirects are not followed.
+ * cannot afford fetch's stream machinery per delivery). Redirects are never followed. Every new
+ * connection passes the SSRF guard on the address it actually connects to.
  */
-const agent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
+const agent = new Agent({ keepAliveTimeout: 30_000, connections: 128, connect: guardedConnector(webhookNetworkPolicy) });
 
-export async function deliver(
-  url: string,
-  body: string,
-  headers: Record<string, string>,
-  options: { timeoutMs?: number; now?: () => Date } = {},
-): Promise<AttemptOutcome> {
+export type DeliveryAttempt = AttemptOutcome & {
+  durationMs: number;
+  /** The start of the response body (only when asked for: the test event shows it). */
+  bodyExcerpt?: string;
+};
+
+export type DeliveryOptions = {
+  timeoutMs?: number | undefined;
+  now?: () => Date;
+  /** Read this many bytes of the response body into `bodyExcerpt`. */
+  excerptBytes?: number;
+  /** Tests pass an agent with their own resolver. */
+  dispatcher?: Dispatcher;
+};
+
+export async function deliver(url: string, body: string, headers: Record<string, string>, options: DeliveryOptions = {}): Promise<AttemptOutcome> {
+  const { durationMs: _duration, bodyExcerpt: _excerpt, ...outcome } = await attemptDelivery(url, body, headers, options);
+  return outcome;
+}
+
+/** One POST of a signed event; never throws. */
+export async function attemptDelivery(url: string, body: string, headers: Record<string, string>, options: DeliveryOptions = {}): Promise<DeliveryAttempt> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const refusal = cachedUrlRefusal(url, webhookNetworkPolicy());
+  if (refusal) return { ok: false, blocked: true, error: `blocked: ${refusal}`, durationMs: 0 };
   try {
     const response = await request(url, {
       method: 'POST',
-      dispatcher: agent,
+      dispatcher: options.dispatcher ?? agent,
       headers: { 'content-type': 'application/json', 'user-agent': 'sync-gateway-webhooks/1', ...headers },
       body,
       signal: AbortSignal.timeout(options.timeoutMs ?? DELIVERY_TIMEOUT_MS),
     });
-    await response.body.dump();
+    const bodyExcerpt = options.excerptBytes ? await readExcerpt(response.body, options.excerptBytes) : (await response.body.dump(), undefined);
     const status = response.statusCode;
-    if (status >= 200 && status < 300) return { ok: true, statusCode: status };
+    const excerpt = bodyExcerpt !== undefined ? { bodyExcerpt } : {};
+    if (status >= 200 && status < 300) return { ok: true, statusCode: status, durationMs: elapsed(), ...excerpt };
     const retryAfter = response.headers['retry-after'];
     const retryAfterMs = parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null, (options.now ?? (() => new Date()))());
-    return { ok: false, statusCode: status, error: `HTTP ${status}`, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    const error = status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`;
+    return { ok: false, statusCode: status, error, durationMs: elapsed(), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...excerpt };
   } catch (error) {
-    const e = error as Error & { code?: string; cause?: { code?: string } };
-    const reason = e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timed out' : (e.cause?.code ?? e.code ?? e.message);
-    return { ok: false, error: `request failed: ${reason}` };
+    const blocked = blockedErrorOf(error);
+    if (blocked) return { ok: false, blocked: true, error: blocked.message, durationMs: elapsed() };
+    return { ok: false, error: connectionProblem(error), durationMs: elapsed() };
   }
+}
+
+/** Parsing the URL per delivery costs more than the rest of the check; a policy's verdicts never change. */
+const refusalsByPolicy = new WeakMap<NetworkPolicy, Map<string, string | undefined>>();
+function cachedUrlRefusal(url: string, policy: NetworkPolicy): string | undefined {
+  let refusals = refusalsByPolicy.get(policy);
+  if (!refusals) refusalsByPolicy.set(policy, (refusals = new Map()));
+  if (refusals.has(url)) return refusals.get(url);
+  if (refusals.size >= 1_000) refusals.clear();
+  const refusal = urlRefusal(url, policy);
+  refusals.set(url, refusal);
+  return refusal;
+}
+
+function blockedErrorOf(error: unknown): WebhookBlockedError | undefined {
+  for (let e = error; e instanceof Error; e = e.cause) if (e instanceof WebhookBlockedError) return e;
+  return undefined;
+}
+
+/**
+ * What went wrong, in a fixed vocabulary: never the receiver's bytes or an error message that
+ * quotes them, so lastError cannot be used to read banners of internal services.
+ */
+function connectionProblem(error: unknown): string {
+  const e = error as Error & { code?: string; cause?: { code?: string; name?: string } };
+  const code = e.cause?.code ?? e.code ?? '';
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.cause?.name === 'TimeoutError' || /TIMEOUT/.test(code)) return 'timeout';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return 'connection reset';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA') return 'host not found';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'host unreachable';
+  if (e.name === 'HTTPParserError' || code.startsWith('HPE_') || code === 'UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE') return 'invalid HTTP response';
+  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) return 'TLS handshake failed';
+  return 'connection failed';
+}
+
+async function readExcerpt(stream: AsyncIterable<Buffer> & { destroy(): void }, bytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= bytes) break;
+  }
+  // Cut at a character boundary: a partial UTF-8 sequence at the end becomes nothing, not U+FFFD.
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks).subarray(0, bytes), { stream: true });
+  return text;
 }
 
 /** Retry-After as seconds or as an HTTP date. */

@@ -6,7 +6,7 @@ export const ABANDON_AFTER_MS = 24 * 3_600_000;
 
 export type AttemptOutcome =
   | { ok: true; statusCode: number }
-  | { ok: false; statusCode?: number; error: string; retryAfterMs?: number };
+  | { ok: false; statusCode?: number; error: string; retryAfterMs?: number; blocked?: boolean };
 
 export type NextStep =
   | { status: 'completed' }
@@ -14,7 +14,8 @@ export type NextStep =
   | { status: 'pending'; nextAttemptAt: Date };
 
 /**
- * What follows an attempt. `attempts` counts the attempt just made. 410 Gone stops at once;
+ * What follows an attempt. `attempts` counts the attempt just made. A delivery the SSRF guard
+ * refused fails at once with its reason (retrying cannot change the address); 410 Gone stops at once;
  * Retry-After may push the next attempt later than the schedule, never earlier.
  */
 export function nextStep(
@@ -23,6 +24,7 @@ export function nextStep(
   now: Date,
 ): NextStep {
   if (outcome.ok) return { status: 'completed' };
+  if (outcome.blocked) return { status: 'failed', reason: outcome.error };
   if (outcome.statusCode === 410) return { status: 'failed', reason: `${outcome.error} (410 Gone: not retried)` };
   if (item.attempts >= item.maxAttempts) {
     return { status: 'failed', reason: `${outcome.error} (gave up after ${item.attempts} attempts)` };

@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'pg';
 import { postgresPoolConfig } from '../db/postgres-pool';
 import { createLogger } from '../logger';
+import { setWebhookNetworks } from '../webhooks/network-policy';
 import { createSecretBox } from '../webhooks/secret-box';
 import { createWorker } from './worker';
 import type { WorkerThreadData, WorkerThreadMessage } from './worker-thread';
@@ -18,6 +19,8 @@ const post = (message: WorkerThreadMessage) => port.postMessage(message);
 async function main(): Promise<void> {
   const { config, encryptionKey } = workerData as WorkerThreadData;
   const logger = createLogger(config).child({ thread: 'webhook-worker' });
+  // A thread has its own copy of every module: the SSRF guard's lists must be set here too.
+  setWebhookNetworks(config.webhookNetworks);
   const pool = new Pool(
     postgresPoolConfig(config.databaseUrl!, { ...config.databasePool, size: config.databasePool.workerSize }, 'sync-gateway-worker'),
   );

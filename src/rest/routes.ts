@@ -7,6 +7,7 @@ import { purchaseOrderRoutes } from '../purchase-orders/purchase-order.routes';
 import { queueRoutes } from '../queue/queue.routes';
 import { saleOrderRoutes } from '../sale-orders/sale-order.routes';
 import { stockRoutes } from '../stocks/stock.routes';
+import { webhookRoutes } from '../webhooks/webhook.routes';
 import type { RestRoute } from './route-table';
 
 /** The REST contract, in the order the documents list it. */
@@ -19,5 +20,6 @@ export const restRoutes: readonly RestRoute[] = [
   ...purchaseOrderRoutes,
   ...failureRoutes,
   ...queueRoutes,
+  ...webhookRoutes,
   ...accountRoutes,
 ];

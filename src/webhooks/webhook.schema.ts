@@ -2,7 +2,17 @@ import { requireAdmin } from '../auth/roles';
 import { builder } from '../graphql/builder';
 import { FailureEntityType } from '../failures/failure-enums';
 import type { FAILURE_ENTITY_TYPES } from '../failures/failure.input';
-import { createWebhook, listWebhooks, removeWebhook, updateWebhook, WEBHOOK_DIRECTIONS, type WebhookView } from './webhook.service';
+import { sendTestEvent, TEST_EVENT, type WebhookTestResult } from './webhook-test.service';
+import {
+  createWebhook,
+  DEFAULT_ROTATION_GRACE_SECONDS,
+  listWebhooks,
+  removeWebhook,
+  rotateWebhookSecret,
+  updateWebhook,
+  WEBHOOK_DIRECTIONS,
+  type WebhookView,
+} from './webhook.service';
 
 const WebhookDirection = builder.enumType('WebhookDirection', { values: WEBHOOK_DIRECTIONS });
 
@@ -16,6 +26,29 @@ const WebhookConfig = builder.objectRef<WebhookView>('WebhookConfig').implement(
     active: t.exposeBoolean('active'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    newSecret: t.string({
+      nullable: true,
+      description:
+        'The whsec_ secret this mutation generated (createWebhookConfig without a secret, rotateWebhookSecret): shown only in that answer, null everywhere else. ' +
+        'Receivers verify with `new Webhook(secret).verify(body, headers)` from the standardwebhooks or svix packages.',
+      resolve: (w) => w.newSecret ?? null,
+    }),
+  }),
+});
+
+const WebhookTestOutcome = builder.enumType('WebhookTestOutcome', { values: ['delivered', 'failed', 'blocked'] as const });
+
+const WebhookTestResultRef = builder.objectRef<WebhookTestResult>('WebhookTestResult').implement({
+  description: `The attempt of a ${TEST_EVENT} event: sent at once, signed like every delivery, never queued or retried.`,
+  fields: (t) => ({
+    webhookId: t.exposeInt('webhookId'),
+    messageId: t.exposeString('messageId', { description: 'The webhook-id header of the attempt.' }),
+    outcome: t.field({ type: WebhookTestOutcome, resolve: (r) => r.outcome }),
+    statusCode: t.exposeInt('statusCode', { nullable: true, description: "The receiver's HTTP status; null when no answer came." }),
+    durationMs: t.exposeInt('durationMs'),
+    error: t.exposeString('error', { nullable: true, description: 'As in lastError: HTTP <status>, connection refused, timeout, blocked: <reason>…' }),
+    responseBodyExcerpt: t.exposeString('responseBodyExcerpt', { nullable: true, description: "The first 512 bytes of the receiver's answer." }),
+    body: t.exposeString('body', { description: 'The exact JSON body that was signed and sent.' }),
   }),
 });
 
@@ -33,22 +66,25 @@ builder.queryField('webhookConfigs', (t) =>
 builder.mutationFields((t) => ({
   createWebhookConfig: t.field({
     type: WebhookConfig,
-    description: 'Admin only. The secret (16+ characters) signs deliveries and is stored encrypted.',
+    description:
+      'Admin only. The secret signs deliveries and is stored encrypted. Leave it out to get a generated whsec_ secret, returned once in newSecret. ' +
+      'A given whsec_ secret (base64 of 24 to 64 bytes) is decoded for the HMAC as Standard Webhooks does; any other secret (16+ characters) is used as raw bytes. ' +
+      'A URL whose host is a loopback, link-local, multicast or unspecified address is refused (WEBHOOK_ALLOWED_NETWORKS).',
     args: {
       url: t.arg.string({ required: true }),
       entityType: t.arg({ type: FailureEntityType, required: true }),
       direction: t.arg({ type: WebhookDirection, required: true }),
-      secret: t.arg.string({ required: true }),
+      secret: t.arg.string(),
       active: t.arg.boolean(),
     },
     resolve: (_root, args, ctx) => {
       requireAdmin(ctx);
-      return createWebhook(ctx.prisma, ctx.secrets, { ...args, active: args.active ?? true });
+      return createWebhook(ctx.prisma, ctx.secrets, { ...args, secret: args.secret ?? undefined, active: args.active ?? true });
     },
   }),
   updateWebhookConfig: t.field({
     type: WebhookConfig,
-    description: 'Admin only. Changes the given fields; a new secret replaces the old one.',
+    description: 'Admin only. Changes the given fields; a new secret replaces the old one at once (rotateWebhookSecret keeps the old one valid for a while).',
     args: {
       id: t.arg.int({ required: true }),
       url: t.arg.string(),
@@ -66,6 +102,28 @@ builder.mutationFields((t) => ({
         secret: patch.secret ?? undefined,
         active: patch.active ?? undefined,
       });
+    },
+  }),
+  rotateWebhookSecret: t.field({
+    type: WebhookConfig,
+    description:
+      'Admin only. Generates a new whsec_ secret (returned once in newSecret) that signs from now on. The old secret keeps signing too for graceSeconds ' +
+      `(default ${DEFAULT_ROTATION_GRACE_SECONDS}, at most 30 days, 0 drops it at once): webhook-signature then carries two v1 signatures, so receivers accept deliveries with either secret while they switch.`,
+    args: { id: t.arg.int({ required: true }), graceSeconds: t.arg.int() },
+    resolve: (_root, args, ctx) => {
+      requireAdmin(ctx);
+      return rotateWebhookSecret(ctx.prisma, ctx.secrets, args.id, { graceSeconds: args.graceSeconds ?? undefined });
+    },
+  }),
+  testWebhook: t.field({
+    type: WebhookTestResultRef,
+    description:
+      `Admin only. Sends a signed ${TEST_EVENT} event to the configuration now (active or not) and answers the attempt. ` +
+      'Body: {"event":"webhook.test","webhook_id","entity_type","direction","sent_at"}. Not queued, not retried, not counted in delivery metrics.',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (_root, args, ctx) => {
+      requireAdmin(ctx);
+      return sendTestEvent(ctx.prisma, ctx.secrets, args.id);
     },
   }),
   removeWebhookConfig: t.field({

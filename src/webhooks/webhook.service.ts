@@ -1,35 +1,70 @@
 import { z } from 'zod';
 import type { PrismaClient, WebhookConfig } from '../generated/prisma/client';
-import { notFound } from '../errors/app-error';
+import { AppError, notFound } from '../errors/app-error';
 import { parseInput } from '../errors/zod-details';
 import { FAILURE_ENTITY_TYPES } from '../failures/failure.input';
+import { urlRefusal, webhookNetworkPolicy } from './network-policy';
 import type { SecretBox } from './secret-box';
+import { decodeKeyring, encodeKeyring, formatOf, generateSecret, keyringOf, rotateKeyring, whsecProblem } from './signing-keys';
 
 export const WEBHOOK_DIRECTIONS = ['to_erp', 'to_webshop'] as const;
 
+/** A rotation keeps the old secret valid this long unless told otherwise. */
+export const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 3600;
+export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
+
+const webhookUrl = z
+  .url({ protocol: /^https?$/, message: 'Must be an http(s) URL' })
+  .superRefine((url, ctx) => {
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) return; // reported above
+    const refusal = urlRefusal(url, webhookNetworkPolicy());
+    if (refusal) ctx.addIssue({ code: 'custom', message: `Deliveries to this address are refused: ${refusal} (see WEBHOOK_ALLOWED_NETWORKS)` });
+  });
+
+/** A `whsec_` secret must be Standard Webhooks base64; any other secret is raw text as before. */
+const webhookSecret = z
+  .string()
+  .max(512)
+  .superRefine((secret, ctx) => {
+    const problem = formatOf(secret) === 'whsec' ? whsecProblem(secret) : secret.length < 16 ? 'At least 16 characters' : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 const webhookInput = z.object({
-  url: z.url({ protocol: /^https?$/, message: 'Must be an http(s) URL' }),
+  url: webhookUrl,
   entityType: z.enum(FAILURE_ENTITY_TYPES),
   direction: z.enum(WEBHOOK_DIRECTIONS),
-  secret: z.string().min(16, 'At least 16 characters').max(512),
+  secret: webhookSecret.optional(),
   active: z.boolean().default(true),
 });
 
 export type WebhookInput = z.input<typeof webhookInput>;
 
-/** A configuration as shown to operators: the secret is write-only. */
-export type WebhookView = Omit<WebhookConfig, 'secretEncrypted'>;
+/**
+ * A configuration as shown to operators: the secret is write-only, except `newSecret`, the
+ * secret this very call generated (creation without a secret, rotation), shown once.
+ */
+export type WebhookView = Omit<WebhookConfig, 'secretEncrypted'> & { newSecret?: string };
 
 const view = ({ secretEncrypted: _secret, ...rest }: WebhookConfig): WebhookView => rest;
 
+/** Without a secret, a `whsec_` one is generated and returned once in `newSecret`. */
 export async function createWebhook(prisma: PrismaClient, box: SecretBox, input: WebhookInput): Promise<WebhookView> {
   const w = parseInput(webhookInput, input);
+  const generated = w.secret === undefined ? generateSecret() : undefined;
   const row = await prisma.webhookConfig.create({
-    data: { url: w.url, entityType: w.entityType, direction: w.direction, active: w.active, secretEncrypted: box.encrypt(w.secret) },
+    data: {
+      url: w.url,
+      entityType: w.entityType,
+      direction: w.direction,
+      active: w.active,
+      secretEncrypted: box.encrypt(encodeKeyring(keyringOf(w.secret ?? generated!))),
+    },
   });
-  return view(row);
+  return { ...view(row), ...(generated ? { newSecret: generated } : {}) };
 }
 
+/** A new secret replaces the old one at once; rotateWebhookSecret keeps the old one valid for a while. */
 export async function updateWebhook(
   prisma: PrismaClient,
   box: SecretBox,
@@ -45,11 +80,40 @@ export async function updateWebhook(
       ...(p.entityType ? { entityType: p.entityType } : {}),
       ...(p.direction ? { direction: p.direction } : {}),
       ...(p.active !== undefined ? { active: p.active } : {}),
-      ...(p.secret ? { secretEncrypted: box.encrypt(p.secret) } : {}),
+      ...(p.secret ? { secretEncrypted: box.encrypt(encodeKeyring(keyringOf(p.secret))) } : {}),
       updatedAt: new Date(),
     },
   });
   return view(row);
+}
+
+const rotationInput = z.object({
+  graceSeconds: z.number().int().min(0).max(MAX_ROTATION_GRACE_SECONDS, 'At most 30 days').default(DEFAULT_ROTATION_GRACE_SECONDS),
+});
+
+/**
+ * Generates a new `whsec_` secret (returned once in `newSecret`) that signs from now on; the
+ * current secret keeps signing alongside it for the grace period, then is dropped. A secret still
+ * in an earlier grace period is dropped at once. Two rotations racing: the second gets a 409.
+ */
+export async function rotateWebhookSecret(
+  prisma: PrismaClient,
+  box: SecretBox,
+  id: number,
+  options: { graceSeconds?: number | undefined; now?: Date } = {},
+): Promise<WebhookView> {
+  const { graceSeconds } = parseInput(rotationInput, { graceSeconds: options.graceSeconds });
+  const row = await findWebhook(prisma, id);
+  const now = options.now ?? new Date();
+  const newSecret = generateSecret();
+  const expiresAt = graceSeconds > 0 ? Math.floor(now.getTime() / 1000) + graceSeconds : undefined;
+  const keyring = rotateKeyring(decodeKeyring(box.decrypt(row.secretEncrypted)), newSecret, expiresAt);
+  const { count } = await prisma.webhookConfig.updateMany({
+    where: { id, secretEncrypted: row.secretEncrypted },
+    data: { secretEncrypted: box.encrypt(encodeKeyring(keyring)), updatedAt: now },
+  });
+  if (count === 0) throw new AppError('CONFLICT', `Webhook configuration ${id} changed while its secret was rotated; rotate again`);
+  return { ...view(await findWebhook(prisma, id)), newSecret };
 }
 
 export async function listWebhooks(prisma: PrismaClient): Promise<WebhookView[]> {
@@ -63,7 +127,7 @@ export async function removeWebhook(prisma: PrismaClient, id: number): Promise<W
   return view(row);
 }
 
-async function findWebhook(prisma: PrismaClient, id: number): Promise<WebhookConfig> {
+export async function findWebhook(prisma: PrismaClient, id: number): Promise<WebhookConfig> {
   const row = await prisma.webhookConfig.findUnique({ where: { id } });
   if (!row) throw notFound('Webhook configuration', id);
   return row;

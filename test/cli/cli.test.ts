@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createPostgresDatabase } from '../support/database';
 import { runCli, serveProcess, type ServeProcess } from '../support/process';
+import { Webhook } from 'standardwebhooks';
 import { startReceiver } from '../support/receiver';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -19,7 +20,7 @@ describe('sync-gateway CLI and server process (embedded PGlite)', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'sgw-cli-'));
-    env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' };
+    env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' };
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
@@ -128,6 +129,39 @@ describe('sync-gateway CLI and server process (embedded PGlite)', () => {
     expect((await run('webhook', 'remove', id!)).stdout).toMatch(/removed webhook/);
     expect((await run('webhook', 'remove', 'abc')).stderr).toMatch(/must be a number/);
   }, CLI_TEST_TIMEOUT_MS);
+
+  it('generates a whsec_ secret when none is given, rotates it with a grace period, sends a test event, refuses loopback unless allowed', async () => {
+    const receiver = await startReceiver();
+    try {
+      const added = await run('webhook', 'add', '--url', receiver.url, '--entity-type', 'partner', '--direction', 'to_erp');
+      expect(added.code).toBe(0);
+      const secret = added.stdout.trim().split('\n').pop()!;
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      const id = /added webhook (\d+)/.exec(added.stdout)![1]!;
+
+      const rotated = await run('webhook', 'rotate-secret', id, '--grace', '2h');
+      expect(rotated.code).toBe(0);
+      expect(rotated.stdout).toMatch(/old secret stays valid until/);
+      const fresh = rotated.stdout.trim().split('\n').pop()!;
+      expect(fresh).toMatch(/^whsec_/);
+      expect(fresh).not.toBe(secret);
+      expect((await run('webhook', 'rotate-secret', id, '--grace', 'soon')).stderr).toMatch(/duration like/);
+
+      const tested = await run('webhook', 'test', id);
+      expect(tested).toMatchObject({ code: 0, stdout: expect.stringMatching(/^delivered \(HTTP 200\)/) });
+      const [request] = receiver.requests;
+      const headers = { 'webhook-id': String(request!.headers['webhook-id']), 'webhook-timestamp': String(request!.headers['webhook-timestamp']), 'webhook-signature': String(request!.headers['webhook-signature']) };
+      expect(new Webhook(secret).verify(request!.body, headers)).toMatchObject({ event: 'webhook.test' });
+      expect(new Webhook(fresh).verify(request!.body, headers)).toMatchObject({ event: 'webhook.test' });
+
+      const refused = await runCli({ ...env, WEBHOOK_ALLOWED_NETWORKS: '' }, ['webhook', 'add', '--url', receiver.url, '--entity-type', 'product', '--direction', 'to_erp']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/url: Deliveries to this address are refused: 127\.0\.0\.1 is a loopback address/);
+      expect((await run('webhook', 'remove', id)).code).toBe(0);
+    } finally {
+      await receiver.close();
+    }
+  }, CLI_TEST_TIMEOUT_MS);
 });
 
 const describeWithPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
@@ -159,6 +193,7 @@ describeWithPostgres('sync-gateway CLI on PostgreSQL (DATABASE_URL)', () => {
       HOST: '127.0.0.1',
       PORT: '0',
       LOG_LEVEL: 'info',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
     };
     const run = (...args: string[]) => runCli(env, args);
     let server: ServeProcess | undefined;

@@ -44,4 +44,14 @@ describe('loadConfig', () => {
     expect(issues).toMatch(/DATABASE_URL/);
     expect(issues).toMatch(/LOG_LEVEL/);
   });
+
+  it('reads the SSRF guard lists as CIDRs and names the entries that are not', () => {
+    expect(loadConfig({}).webhookNetworks).toEqual({ allowed: [], blocked: [] });
+    expect(loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32, fd00::/8', WEBHOOK_BLOCKED_NETWORKS: '10.0.0.0/8,192.168.1.7' }).webhookNetworks).toEqual({
+      allowed: ['127.0.0.1/32', 'fd00::/8'],
+      blocked: ['10.0.0.0/8', '192.168.1.7'],
+    });
+    expect(() => loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/33,localhost' })).toThrow(/WEBHOOK_ALLOWED_NETWORKS: .*127\.0\.0\.1\/33, localhost/);
+    expect(() => loadConfig({ WEBHOOK_BLOCKED_NETWORKS: '10.0.0.0/x' })).toThrow(/WEBHOOK_BLOCKED_NETWORKS/);
+  });
 });

@@ -44,6 +44,8 @@ describeWithServers('two replicas on one PostgreSQL and one Redis', () => {
       RATE_LIMIT_WRITE_PER_MINUTE: '100000',
       // A replica killed mid-delivery leaves leases that the other takes over after this.
       WORKER_LEASE_MS: '3000',
+      // The receiver listens on loopback, which deliveries may not reach unless allowed.
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
     };
     expect((await runCli(env, ['migrate'])).code).toBe(0);
     token = (await runCli(env, ['token', 'create', '--name', 'erp'])).stdout.trim().split('\n').pop()!;

@@ -24,7 +24,7 @@ describeWithPostgres('a worker process killed mid-delivery (PostgreSQL)', () => 
 
     // One process (node with tsx's loader), so that SIGKILL reaches the worker itself.
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'main.ts'), 'worker'], {
-      env: { ...process.env, DATABASE_URL: ctx.db.url!, ENCRYPTION_KEY: key.toString('hex'), LOG_LEVEL: 'warn' },
+      env: { ...process.env, DATABASE_URL: ctx.db.url!, ENCRYPTION_KEY: key.toString('hex'), LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' },
       cwd: ROOT,
     });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));

@@ -11,6 +11,7 @@ import { createRateLimiters, type RateLimiters } from '../../src/http/rate-limit
 import { createToken } from '../../src/auth/token.service';
 import { createEventHub, type EventHub } from '../../src/events/hub';
 import { createSecretBox, type SecretBox } from '../../src/webhooks/secret-box';
+import { setWebhookNetworks, type NetworkLists } from '../../src/webhooks/network-policy';
 import { randomBytes } from 'node:crypto';
 import type { Backend } from '../../src/db/database';
 import { openTestDatabase, type TestDatabase } from './database';
@@ -32,6 +33,8 @@ export type TestServer = {
   close(): Promise<void>;
 };
 
+export const LOOPBACK_RECEIVERS: NetworkLists = { allowed: ['127.0.0.1/32'], blocked: [] };
+
 /** The real application on a real loopback socket, with a fresh integration token. */
 export async function startTestServer(
   db: TestDatabase,
@@ -48,8 +51,14 @@ export async function startTestServer(
     consoleDir?: string;
     /** What /ready reports for Redis (the server passes its clients' state). */
     redis?: { status(): string };
+    /**
+     * The SSRF guard's lists for this test process. Tests deliver to loopback receivers, so
+     * 127.0.0.1/32 is allowed unless a test says otherwise (production allows no loopback).
+     */
+    webhookNetworks?: NetworkLists;
   } = {},
 ): Promise<TestServer> {
+  setWebhookNetworks(options.webhookNetworks ?? LOOPBACK_RECEIVERS);
   const events = options.events ?? createEventHub();
   const secrets = options.secrets ?? createSecretBox(randomBytes(32));
   const metrics = createMetrics(db.prisma);

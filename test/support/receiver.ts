@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type ReceivedRequest = { headers: IncomingHttpHeaders; body: string; at: number };
-export type Reply = { status: number; headers?: Record<string, string> };
+export type Reply = { status: number; headers?: Record<string, string>; body?: string };
 
 /** A webhook receiver on loopback that records every request and answers as told. */
 export async function startReceiver(reply: (request: ReceivedRequest, index: number) => Reply | Promise<Reply> = () => ({ status: 200 })) {
@@ -14,7 +14,7 @@ export async function startReceiver(reply: (request: ReceivedRequest, index: num
       const request = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
       requests.push(request);
       const answer = await reply(request, requests.length - 1);
-      res.writeHead(answer.status, answer.headers).end();
+      res.writeHead(answer.status, answer.headers).end(answer.body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,31 @@
+import type { RestRoute } from '../rest/route-table';
+
+export const webhookRoutes: RestRoute[] = [
+  {
+    field: 'Mutation.testWebhook',
+    method: 'POST',
+    path: '/v1/webhooks/:id/test',
+    tag: 'Webhooks',
+    summary: 'Send a test event to a webhook configuration',
+    description:
+      'Admin token only. Sends a signed `webhook.test` event to the configuration at once (active or not), through the same delivery code as sync_failure events: ' +
+      'the same X-Webhook-Signature and Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature), the same SSRF guard, no redirects followed. ' +
+      'The body is `{"event":"webhook.test","webhook_id":<id>,"entity_type":…,"direction":…,"sent_at":<ISO 8601>}`. ' +
+      'Answers the attempt: outcome delivered (2xx), failed (`error` is `HTTP <status>`, `connection refused`, `timeout`…) or blocked (`blocked: <reason>`, nothing was sent), ' +
+      'the HTTP status, the duration and the first 512 bytes of the answer. Whether the signature verifies is for the receiver to tell. ' +
+      'Test events are not queued, not retried and not counted in delivery metrics. 404 when the configuration does not exist. No body.',
+    strictBody: true,
+    example: {
+      response: {
+        webhookId: 2,
+        messageId: 'msg_0f8e2b6c1d8a4b7e9c3f5a1d2e4b6c8a',
+        outcome: 'delivered',
+        statusCode: 200,
+        durationMs: 41,
+        error: null,
+        responseBodyExcerpt: '{"received":true}',
+        body: '{"event":"webhook.test","webhook_id":2,"entity_type":"product","direction":"to_webshop","sent_at":"2026-11-23T02:00:00.000Z"}',
+      },
+    },
+  },
+];
