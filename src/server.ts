@@ -20,7 +20,7 @@ export type RunningServer = { url: string; server: Server; db: Database; close()
 
 /** Opens the database, applies pending migrations and listens. */
 export async function startServer(config: AppConfig, logger: Logger): Promise<RunningServer> {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedFsync: config.embeddedFsync, logger });
   try {
     await db.migrate();
     const events = createEventHub({ redisUrl: config.redisUrl });
@@ -92,7 +92,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
 
 /** Runs only the webhook worker (for replicas on PostgreSQL that do not serve HTTP). */
 export async function startWorker(config: AppConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedFsync: config.embeddedFsync, logger });
   await db.migrate();
   const secrets = createSecretBox(await loadEncryptionKey(config));
   const worker = createWorker({ prisma: db.prisma, secrets, logger, databaseUrl: config.databaseUrl, leaseMs: config.workerLeaseMs });

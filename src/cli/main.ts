@@ -20,7 +20,7 @@ async function withDatabase<T>(
   const config = loadConfig();
   // Commands print their results on stdout; only problems are logged, to stderr.
   const logger = createLogger({ logLevel: config.logLevel === "info" ? "warn" : config.logLevel }, 2);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedFsync: config.embeddedFsync, logger });
   try {
     if (migrateFirst) await db.migrate();
     return await fn(db, config);

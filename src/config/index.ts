@@ -44,6 +44,11 @@ const envSchema = z.object({
   WORKER_ENABLED: z.enum(['true', 'false']).default('true'),
   /** A delivery claimed by a worker that died is claimed again after this (keep it above the 15 s delivery timeout). */
   WORKER_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
+  /**
+   * Embedded store: a write is acknowledged only once its WAL is on stable storage. `false` trades
+   * that for speed: an OS crash or power cut may then lose acknowledged writes or corrupt the store.
+   */
+  EMBEDDED_FSYNC: z.enum(['true', 'false']).default('true'),
   /** Largest accepted request body; the batch limits (5,000 products…) sit well below it. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
   /** Writing lastUsedAt on every request would turn each poll into a write. */
@@ -63,6 +68,7 @@ export type AppConfig = {
   logLevel: (typeof logLevels)[number];
   workerEnabled: boolean;
   workerLeaseMs: number;
+  embeddedFsync: boolean;
   rateLimit: { readPerMinute: number; writePerMinute: number };
   trustProxy: boolean;
   graphqlLimits: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number };
@@ -107,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     workerEnabled: e.WORKER_ENABLED === 'true',
     workerLeaseMs: e.WORKER_LEASE_MS,
+    embeddedFsync: e.EMBEDDED_FSYNC === 'true',
     rateLimit: { readPerMinute: e.RATE_LIMIT_READ_PER_MINUTE, writePerMinute: e.RATE_LIMIT_WRITE_PER_MINUTE },
     trustProxy: e.TRUST_PROXY === 'true',
     graphqlLimits: {
