@@ -41,7 +41,7 @@ async function openPglite(dataDir: string, logger: Logger, fsync: boolean): Prom
     // Someone removed or stole the lock: keeping on writing could corrupt the store.
     logger.fatal({ err: error }, 'lost the data directory lock; stopping');
     process.exit(70);
-  });
+  }, logger);
   try {
     const pglite = await openEmbeddedStore(path.join(dataDir, 'pglite'), { fsync, logger });
     const adapter = new PrismaPGlite(pglite);
