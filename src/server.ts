@@ -12,6 +12,7 @@ import type { AppConfig } from './config';
 import { openDatabase, type Database } from './db/database';
 import { createEventHub } from './events/hub';
 import { attachGraphqlWs } from './http/graphql-ws';
+import { reclaimAbandonedDeliveries } from './queue/reclaim';
 import { createWorker } from './queue/worker';
 import { startWorkerThread, type BackgroundWorker } from './queue/worker-thread';
 import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
@@ -23,6 +24,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedFsync: config.embeddedFsync, logger });
   try {
     await db.migrate();
+    await reclaimOnEmbeddedStore(db, logger);
     const events = createEventHub({ redisUrl: config.redisUrl });
     const encryptionKey = await loadEncryptionKey(config);
     const secrets = createSecretBox(encryptionKey);
@@ -94,6 +96,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
 export async function startWorker(config: AppConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedFsync: config.embeddedFsync, logger });
   await db.migrate();
+  await reclaimOnEmbeddedStore(db, logger);
   const secrets = createSecretBox(await loadEncryptionKey(config));
   const worker = createWorker({ prisma: db.prisma, secrets, logger, databaseUrl: config.databaseUrl, leaseMs: config.workerLeaseMs });
   worker.start();
@@ -104,6 +107,13 @@ export async function startWorker(config: AppConfig, logger: Logger): Promise<{ 
       await db.close();
     },
   };
+}
+
+/** The embedded store has one process by construction: whatever is `processing` at start was abandoned. */
+async function reclaimOnEmbeddedStore(db: Database, logger: Logger): Promise<void> {
+  if (db.backend !== 'pglite') return;
+  const reclaimed = await reclaimAbandonedDeliveries(db.prisma);
+  if (reclaimed > 0) logger.warn({ reclaimed }, 'deliveries left processing by a stopped process are due again');
 }
 
 /** SIGTERM/SIGINT stop the server gracefully; a second signal exits at once. */
