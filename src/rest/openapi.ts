@@ -65,7 +65,9 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
       description:
         'Middleware between an ERP and a webshop. The ERP pushes records; the webshop polls change lists and acknowledges them. ' +
         'The same operations are served as GraphQL at /graphql. A guide for language models is at /.well-known/ai-context. ' +
-        'Request bodies are limited to 10 MB by default (413 beyond); batch limits are given per route (maxItems).',
+        'Request bodies are limited to 10 MB by default (413 beyond); batch limits are given per route (maxItems). ' +
+        'A 2xx to a write means it is committed and on stable storage (PostgreSQL, or the embedded store, which syncs its ' +
+        'write-ahead log before answering unless the operator set EMBEDDED_FSYNC=false).',
       license: { name: 'Proprietary', url: 'https://example.com/license' },
     },
     servers: [{ url: '/', description: 'This service' }],
