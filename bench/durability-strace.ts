@@ -41,7 +41,7 @@ export async function countWalSyncs(requests: number, embeddedFsync = true): Pro
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', EMBEDDED_FSYNC: String(embeddedFsync) };
   delete env.DATABASE_URL;
   try {
-    const token = execFileSync(process.execPath, [CLI, 'token', 'create', '--name', 'strace'], { env: { ...env, LOG_LEVEL: 'warn' } })
+    const token = execFileSync(process.execPath, [CLI, 'token', 'create', '--name', 'strace'], { env: { ...env, LOG_LEVEL: 'error' }, stdio: ['ignore', 'pipe', 'pipe'] })
       .toString()
       .trim()
       .split('\n')
