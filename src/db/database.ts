@@ -8,6 +8,7 @@ import { PrismaClient } from '../generated/prisma/client';
 import { lockDataDir } from './data-dir-lock';
 import { openEmbeddedStore } from './durable-nodefs';
 import { applyMigrations } from './migrator';
+import { migrationsUpToDate } from './migrations-up-to-date';
 import { startThread } from '../threads';
 
 export type Backend = 'pglite' | 'postgresql';
@@ -50,7 +51,7 @@ async function openPglite(dataDir: string, logger: Logger, fsync: boolean): Prom
       prisma,
       backend: 'pglite',
       location: path.join(dataDir, 'pglite'),
-      migrate: () => runMigrations(adapter, logger),
+      migrate: async () => ((await migrationsUpToDate(pglite)) ? [] : runMigrations(adapter, logger)),
       async close() {
         await prisma.$disconnect();
         await pglite.close();
