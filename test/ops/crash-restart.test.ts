@@ -12,15 +12,15 @@ import { startReceiver } from '../support/receiver';
 
 const RECORDS = 100_000;
 /**
- * The goal is 5 s; not met on this machine. Measured (2 cores shared with other suites, the CLI
- * run through tsx): 7.3 to 13.4 s, of which ~2 s loading modules, ~1.8 s opening and recovering
- * the store, ~0.9 s the migration check and ~2 s building the app. Before, the lock alone kept a
- * restart out for 20 s after its last refresh: this bound (with the takeover log line) fails then.
+ * The goal is 5 s, met with little margin at best. Measured: 3.3 to 5.3 s for `node
+ * bin/sync-gateway.js serve` (dist), 5.7 s here through tsx on a quiet machine, up to 13 s with
+ * other suites on the two cores. Before, the lock alone kept a restart out for 20 s after its
+ * last refresh: this bound, with the takeover log line, fails then.
  */
 const READY_WITHIN_MS = 20_000;
 
 /** The race suite's crash case: the embedded store after `kill -9`, under a busy machine. */
-describe('race: kill -9 then ready (goal 5 s; embedded store, 100k records)', () => {
+describe('race: kill -9 then ready (goal ≤ 5 s; embedded store, 100k records)', () => {
   const key = randomBytes(32);
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
