@@ -2,7 +2,7 @@
  * `npm run bench`: every scenario of issue 6 against PostgreSQL (BENCH_DATABASE_URL, default the
  * local server), each on a fresh database with the service started as a user starts it, side by
  * side with its baselines, ROUNDS rounds, medians. Then stock-upsert and poll on the embedded
- * PGlite backend. Writes bench/results.json, bench/run.json and the table in bench/RESULTS.md.
+ * PGlite backend, and its cost of syncing the WAL (EMBEDDED_FSYNC on and off). Writes bench/results.json, bench/run.json and the table in bench/RESULTS.md.
  * Not part of `npm test`.
  */
 import { execSync } from 'node:child_process';
@@ -11,6 +11,7 @@ import { limitResult, log, median, ROUNDS, type Result } from './lib/measure';
 import { writeReport } from './lib/report';
 import { BASE_DATABASE_URL, freshDatabase, peakRss, startService, type Service, type ServiceOptions } from './lib/service';
 import { runDrain } from './scenarios/drain';
+import { runEmbeddedDurability } from './scenarios/embedded-durability';
 import { pollRest, runPoll, seedPendingProducts, POLL_PRODUCTS } from './scenarios/poll';
 import { runProductSync } from './scenarios/product-sync';
 import { runStockUpsert, serviceStockUpsertRate } from './scenarios/stock-upsert';
@@ -121,6 +122,8 @@ async function main(): Promise<void> {
       embedded.push({ scenario: 'poll', metric: 'requests timed out (10 s) per 20 s run', value: median(loads.map((l) => l.timeouts)) });
     });
   }
+
+  if (wanted('embedded-durability')) console.table(await runEmbeddedDurability());
 
   console.table(results);
   console.table(embedded);

@@ -11,6 +11,7 @@ import type { AppConfig } from './config';
 import { openDatabase, type Database } from './db/database';
 import { createEventHub } from './events/hub';
 import { attachGraphqlWs } from './http/graphql-ws';
+import { reclaimAbandonedDeliveries } from './queue/reclaim';
 import { createWorker } from './queue/worker';
 import { startWorkerThread, type BackgroundWorker } from './queue/worker-thread';
 import { setWebhookNetworks } from './webhooks/network-policy';
@@ -22,9 +23,10 @@ export type RunningServer = { url: string; server: Server; db: Database; close()
 /** Opens the database, applies pending migrations and listens. */
 export async function startServer(config: AppConfig, logger: Logger): Promise<RunningServer> {
   setWebhookNetworks(config.webhookNetworks);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, pool: config.databasePool });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedFsync: config.embeddedFsync, logger, pool: config.databasePool });
   try {
     await db.migrate();
+    await reclaimOnEmbeddedStore(db, logger);
     const events = createEventHub({ redisUrl: config.redisUrl, logger });
     const encryptionKey = await loadEncryptionKey(config);
     const secrets = createSecretBox(encryptionKey);
@@ -100,8 +102,15 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
 /** Runs only the webhook worker (for replicas on PostgreSQL that do not serve HTTP). */
 export async function startWorker(config: AppConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
   setWebhookNetworks(config.webhookNetworks);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, pool: { ...config.databasePool, size: config.databasePool.workerSize } });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    embeddedFsync: config.embeddedFsync,
+    logger,
+    pool: { ...config.databasePool, size: config.databasePool.workerSize },
+  });
   await db.migrate();
+  await reclaimOnEmbeddedStore(db, logger);
   const secrets = createSecretBox(await loadEncryptionKey(config));
   const worker = createWorker({ prisma: db.prisma, secrets, logger, databaseUrl: config.databaseUrl, leaseMs: config.workerLeaseMs });
   worker.start();
@@ -112,6 +121,13 @@ export async function startWorker(config: AppConfig, logger: Logger): Promise<{ 
       await db.close();
     },
   };
+}
+
+/** The embedded store has one process by construction: whatever is `processing` at start was abandoned. */
+async function reclaimOnEmbeddedStore(db: Database, logger: Logger): Promise<void> {
+  if (db.backend !== 'pglite') return;
+  const reclaimed = await reclaimAbandonedDeliveries(db.prisma);
+  if (reclaimed > 0) logger.warn({ reclaimed }, 'deliveries left processing by a stopped process are due again');
 }
 
 /** SIGTERM/SIGINT stop the server gracefully; a second signal exits at once. */

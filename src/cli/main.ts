@@ -24,7 +24,7 @@ async function withDatabase<T>(
   setWebhookNetworks(config.webhookNetworks);
   // Commands print their results on stdout; only problems are logged, to stderr.
   const logger = createLogger({ logLevel: config.logLevel === "info" ? "warn" : config.logLevel }, 2);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedFsync: config.embeddedFsync, logger });
   try {
     if (migrateFirst) await db.migrate();
     return await fn(db, config);

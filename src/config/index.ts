@@ -55,6 +55,11 @@ const envSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
   /** How long start-up keeps retrying a database that refuses connections before giving up. */
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).default(300_000),
+  /**
+   * Embedded store: a write is acknowledged only once its WAL is on stable storage. `false` trades
+   * that for speed: an OS crash or power cut may then lose acknowledged writes or corrupt the store.
+   */
+  EMBEDDED_FSYNC: z.enum(['true', 'false']).default('true'),
   /** Largest accepted request body; the batch limits (5,000 products…) sit well below it. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
   /** Writing lastUsedAt on every request would turn each poll into a write. */
@@ -90,6 +95,7 @@ export type AppConfig = {
   workerEnabled: boolean;
   workerLeaseMs: number;
   databasePool: { size: number; workerSize: number; timeoutMs: number; statementTimeoutMs: number; connectTimeoutMs: number };
+  embeddedFsync: boolean;
   rateLimit: { readPerMinute: number; writePerMinute: number };
   trustProxy: boolean;
   graphqlLimits: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number };
@@ -143,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
       connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
     },
+    embeddedFsync: e.EMBEDDED_FSYNC === 'true',
     rateLimit: { readPerMinute: e.RATE_LIMIT_READ_PER_MINUTE, writePerMinute: e.RATE_LIMIT_WRITE_PER_MINUTE },
     trustProxy: e.TRUST_PROXY === 'true',
     graphqlLimits: {

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
@@ -7,7 +6,9 @@ import { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { PrismaClient } from '../generated/prisma/client';
 import { lockDataDir } from './data-dir-lock';
+import { openEmbeddedStore } from './durable-nodefs';
 import { applyMigrations } from './migrator';
+import { migrationsUpToDate } from './migrations-up-to-date';
 import { startThread } from '../threads';
 import { DEFAULT_POOL_SETTINGS, postgresPoolConfig, waitForPostgres, type PoolSettings } from './postgres-pool';
 
@@ -29,29 +30,31 @@ export type DatabaseOptions = {
   logger: Logger;
   /** PostgreSQL: the request path's pool, and how long start-up waits for a database that refuses. */
   pool?: PoolSettings & { connectTimeoutMs?: number };
+  /** Embedded store only: sync the WAL before a write returns (default true). */
+  embeddedFsync?: boolean;
 };
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.logger, options.pool)
-    : openPglite(options.dataDir, options.logger);
+    : openPglite(options.dataDir, options.logger, options.embeddedFsync ?? true);
 }
 
-async function openPglite(dataDir: string, logger: Logger): Promise<Database> {
+async function openPglite(dataDir: string, logger: Logger, fsync: boolean): Promise<Database> {
   const release = await lockDataDir(dataDir, (error) => {
     // Someone removed or stole the lock: keeping on writing could corrupt the store.
     logger.fatal({ err: error }, 'lost the data directory lock; stopping');
     process.exit(70);
-  });
+  }, logger);
   try {
-    const pglite = await PGlite.create({ dataDir: path.join(dataDir, 'pglite') });
+    const pglite = await openEmbeddedStore(path.join(dataDir, 'pglite'), { fsync, logger });
     const adapter = new PrismaPGlite(pglite);
     const prisma = new PrismaClient({ adapter });
     return {
       prisma,
       backend: 'pglite',
       location: path.join(dataDir, 'pglite'),
-      migrate: () => runMigrations(adapter, logger),
+      migrate: async () => ((await migrationsUpToDate(pglite)) ? [] : runMigrations(adapter, logger)),
       async close() {
         await prisma.$disconnect();
         await pglite.close();

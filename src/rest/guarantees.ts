@@ -20,6 +20,6 @@ export const GUARANTEES_MARKDOWN = [
     '(erp_id, middleware_id, ids) accept -2147483648 to 2147483647.',
   '- **Retries with Idempotency-Key** on a POST replay the first answer (`Idempotent-Replayed: true`) instead of running twice; ' +
     'the same key with another request is a 422, one still running a 409. Keys are per API token and kept 24 hours.',
-  '- **Durability.** A 2xx means the change is committed: on PostgreSQL as its settings make it, on the embedded store with its ' +
-    'write-ahead log flushed to disk before the answer.',
+  '- **Durability.** A 2xx to a write means it is committed and on stable storage: on PostgreSQL as its settings make it, on the ' +
+    'embedded store with its write-ahead log synced to disk before the answer (unless the operator set EMBEDDED_FSYNC=false).',
 ].join('\n');
