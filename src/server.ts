@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { createApp } from './app';
 import { createAccountLimiters } from './accounts/account.service';
 import { createMailer } from './accounts/mailer';
-import { createRateLimiters } from './http/rate-limit';
+import { createRateLimiters } from './rate-limits/limiters';
 import { createMetrics } from './ops/metrics';
 import { createReadiness } from './ops/readiness';
 import type { AppConfig } from './config';

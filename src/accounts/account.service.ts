@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { createLimiter } from '../http/rate-limit';
+import { createLimiter } from '../rate-limits/limiters';
 import { z } from 'zod';
 import type { AdminAccount, PrismaClient } from '../generated/prisma/client';
 import { AppError, notFound } from '../errors/app-error';

@@ -6,7 +6,7 @@ import { WebSocketServer } from 'ws';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { App } from '../app';
 import { verifySession } from '../accounts/account.service';
-import { bearerToken } from '../auth/auth.plugin';
+import { bearerToken } from '../auth/authenticate';
 import { verifyToken, type AuthInfo } from '../auth/token.service';
 import { databaseOutage } from '../errors/database-errors';
 import { GRAPHQL_WS_CONTEXT_FLAG } from './live-streams.plugin';

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { createEventHub } from '../../src/events/hub';
-import { createRateLimiters } from '../../src/http/rate-limit';
+import { createRateLimiters } from '../../src/rate-limits/limiters';
 import { createRedisClient, redisHealth } from '../../src/redis/redis-client';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';

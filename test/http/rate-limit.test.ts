@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { createToken } from '../../src/auth/token.service';
-import { createRateLimiters } from '../../src/http/rate-limit';
+import { createRateLimiters } from '../../src/rate-limits/limiters';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
 

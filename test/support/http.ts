@@ -7,7 +7,7 @@ import { createReadiness } from '../../src/ops/readiness';
 import { createAccountLimiters, type AccountDeps } from '../../src/accounts/account.service';
 import { loadConfig } from '../../src/config';
 import { attachGraphqlWs } from '../../src/http/graphql-ws';
-import { createRateLimiters, type RateLimiters } from '../../src/http/rate-limit';
+import { createRateLimiters, type RateLimiters } from '../../src/rate-limits/limiters';
 import { createToken } from '../../src/auth/token.service';
 import { createEventHub, type EventHub } from '../../src/events/hub';
 import { createSecretBox, type SecretBox } from '../../src/webhooks/secret-box';

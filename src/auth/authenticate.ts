@@ -1,0 +1,33 @@
+import type { PrismaClient } from '../generated/prisma/client';
+import { verifySession } from '../accounts/account.service';
+import type { ServerContext } from '../graphql/context';
+import type { TokenCache } from './token-cache';
+import { verifyToken, type AuthInfo } from './token.service';
+
+export type Authenticator = { prisma: PrismaClient; lastUsedResolutionMs: number; tokenCache?: TokenCache | undefined };
+
+/** The token of an `Authorization: Bearer <token>` header, if that is what the header holds. */
+export function bearerToken(header: string | null | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+}
+
+/**
+ * The caller behind a request's bearer token, looked up once per request whichever plugin asks
+ * first (the rate limiter keys on it, the auth gate enforces it).
+ */
+export function authenticate(authenticator: Authenticator, serverContext: ServerContext, request: Request): Promise<AuthInfo | null> {
+  serverContext.authLookup ??= (async () => {
+    const token = bearerToken(request.headers.get('authorization'));
+    const auth = !token
+      ? null
+      : token.startsWith('sgs_')
+        ? await verifySession(authenticator.prisma, token)
+        : await verifyToken(authenticator.prisma, token, {
+            lastUsedResolutionMs: authenticator.lastUsedResolutionMs,
+            cache: authenticator.tokenCache,
+          });
+    if (auth) serverContext.auth = auth;
+    return auth;
+  })();
+  return serverContext.authLookup;
+}
