@@ -32,6 +32,7 @@ export const failureRoutes: RestRoute[] = [
       'of the entity type in the opposite direction (source erp → to_webshop, webshop → to_erp). Answers 201 {id, status, deliveries}.',
     strictBody: true,
     responseStatus: 201,
+    location: '/v1/failures/:id',
     example: {
       request: {
         entity_type: 'product',
