@@ -93,7 +93,7 @@ describe('serve says where things are', () => {
       });
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(output).not.toMatch(/^\{/m); // no JSON line
-      expect(output).toMatch(/INFO  sync-gateway is ready\n\s+REST API +http:\/\/127\.0\.0\.1:\d+\/api\/v1\n/);
+      expect(output).toMatch(/INFO {2}sync-gateway is ready\n\s+REST API +http:\/\/127\.0\.0\.1:\d+\/api\/v1\n/);
       expect(output).toMatch(new RegExp(`Data directory +${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
     } finally {
       child.removeAllListeners('close');
