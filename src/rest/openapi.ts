@@ -251,7 +251,8 @@ function publicPaths(): Json {
       type: 'object',
       properties: { status: { type: 'string', enum: ['ok'] }, backend: { type: 'string', enum: ['pglite', 'postgresql'] } },
     }),
-    '/api/doc': op('openApiDocument', 'This OpenAPI document', 'application/json', { type: 'object' }),
+    '/api/doc': op('openApiDocument', 'This OpenAPI document (a browser asking for text/html is sent to /api/reference)', 'application/json', { type: 'object' }),
+    '/api/reference': op('apiReference', 'This document as a web page (Swagger UI, served by this service)', 'text/html', { type: 'string' }),
     '/ready': {
       get: {
         ...op('readiness', 'Readiness: database reachable, migrations applied, worker running', 'application/json', readinessSchema).get,
