@@ -63,6 +63,11 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
     async onResponse({ request, response, serverContext, setResponse }) {
       const url = new URL(request.url);
       const headers = response.headers;
+      // With CORS on, Yoga answers every OPTIONS itself; the answer still names the methods.
+      if (request.method === 'OPTIONS' && response.status === 204 && !headers.has('allow')) {
+        const allowed = allowedMethods(url.pathname);
+        if (allowed) headers.set('allow', allowed.join(', '));
+      }
       const contentType = headers.get('content-type');
       if (contentType && JSON_WITHOUT_CHARSET.test(contentType)) headers.set('content-type', `${contentType.trim()}; charset=utf-8`);
 

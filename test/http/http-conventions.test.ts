@@ -177,19 +177,30 @@ describe.each(backends)('HTTP conventions on %s', (backend) => {
   });
 });
 
-describe('rate-limited /graphql requests', () => {
+describe('with tight rate limits, and with CORS on', () => {
   let db: TestDatabase;
   let api: TestServer;
+  let withCors: TestServer;
   beforeAll(async () => {
     db = await openTestDatabase('pglite');
     api = await startTestServer(db, { rateLimiters: createRateLimiters({ readPerMinute: 1, writePerMinute: 1 }, undefined, `conv-${randomBytes(4).toString('hex')}`) });
+    withCors = await startTestServer(db, { corsOrigins: ['https://shop.example'] });
   });
   afterAll(async () => {
     await api?.close();
+    await withCors?.close();
     await db?.close();
   });
 
-  it('answer 429 in GraphQL shape with Retry-After', async () => {
+  it('OPTIONS names the allowed methods when Yoga CORS answers it, preflight or not', async () => {
+    for (const headers of [{}, { origin: 'https://shop.example', 'access-control-request-method': 'GET' }]) {
+      const res = await fetch(`${withCors.url}/api/v1/updated-products`, { method: 'OPTIONS', headers });
+      expect(res.status).toBe(204);
+      expect(parseAllow(res.headers.get('allow'))).toEqual(['GET', 'HEAD', 'OPTIONS']);
+    }
+  });
+
+  it('/graphql answers 429 in GraphQL shape with Retry-After', async () => {
     expect((await api.graphql('{ pendingChanges { products } }')).status).toBe(200);
     const limited = await api.graphql('{ pendingChanges { products } }');
     expect(limited.status).toBe(429);
