@@ -38,6 +38,8 @@ import { useRestEdge } from './rest/rest-edge.plugin';
 import { restRoutes } from './rest/routes';
 import { sofaConfig } from './rest/sofa';
 
+const GRAPHIQL_OPTIONS = { title: 'sync-gateway GraphiQL' };
+
 /** The Yoga app, with the registry of its open subscriptions (graphql-ws registers its sockets there). */
 export type App = YogaServerInstance<ServerContext, RequestContext> & { liveStreams: LiveStreams };
 
@@ -102,7 +104,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
     landingPage: false,
     // GraphiQL inlined from @graphql-yoga/render-graphiql: Yoga's default loads it from a CDN.
     renderGraphiQL,
-    graphiql: { title: 'sync-gateway GraphiQL' },
+    graphiql: GRAPHIQL_OPTIONS,
     // Yoga answers any URL that merely ends with this string; ours (public-routes) serves /health.
     // A fragment never reaches a server, so this disables Yoga's check.
     healthCheckEndpoint: '#yoga-health-check-disabled',
@@ -150,6 +152,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         getPaths: [...publicDocuments.map((d) => d.path), READY_PATH, METRICS_PATH],
         getPrefixes: [CONSOLE_PATH, API_REFERENCE_PATH],
+        graphiqlPage: () => renderGraphiQL(GRAPHIQL_OPTIONS),
       }),
       useApiReference(),
       usePublicRoutes(publicDocuments),

@@ -13,6 +13,8 @@ export type HttpConventionsOptions = {
   getPaths: readonly string[];
   /** Trees of GET-only paths (the admin console, the API reference's files). */
   getPrefixes: readonly string[];
+  /** The GraphiQL page as Yoga renders it for a GET; Yoga's GraphiQL plugin runs before ours and ignores HEAD. */
+  graphiqlPage?: () => string;
 };
 
 const JSON_WITHOUT_CHARSET = /^application\/([\w.+-]+\+)?json\s*$/i;
@@ -30,6 +32,7 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
   const getOnly = new Set(options.getPaths);
   const locations = new Map(options.routes.filter((r) => r.location).map((r) => [`${r.method} ${API_BASE}${r.path}`, r.location!]));
 
+  let graphiqlLength: number | undefined;
   const allowedMethods = (pathname: string): string[] | undefined => {
     if (pathname === options.graphqlEndpoint) return ['GET', 'HEAD', 'POST', 'OPTIONS'];
     if (getOnly.has(pathname) || options.getPrefixes.some((p) => pathname === p || pathname.startsWith(`${p}/`))) {
@@ -52,6 +55,11 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
       }
       if (!allowed.includes(request.method)) {
         endResponse(errorResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${url.pathname}; allowed: ${allow}`, undefined, serverContext.requestId, { allow }));
+        return;
+      }
+      if (request.method === 'HEAD' && url.pathname === options.graphqlEndpoint && options.graphiqlPage && request.headers.get('accept')?.includes('text/html')) {
+        graphiqlLength ??= Buffer.byteLength(options.graphiqlPage());
+        endResponse(new Response(null, { status: 200, statusText: 'OK', headers: { 'content-type': 'text/html', 'content-length': String(graphiqlLength) } }));
         return;
       }
       if (request.method === 'HEAD') {

@@ -79,6 +79,21 @@ describe.each(backends)('HTTP conventions on %s', (backend) => {
     expect(parseAllow(post.headers.get('allow'))).toEqual(['GET', 'HEAD', 'OPTIONS']);
   });
 
+  it('/graphql: HEAD mirrors the GraphiQL page and a GET query', async () => {
+    for (const accept of ['text/html', 'application/json']) {
+      const get = await send('GET', '/graphql?query=%7B__typename%7D', { headers: { accept } });
+      const length = (await get.arrayBuffer()).byteLength;
+      const head = await send('HEAD', '/graphql?query=%7B__typename%7D', { headers: { accept } });
+      expect({ accept, status: head.status, type: head.headers.get('content-type'), length: Number(head.headers.get('content-length')) }).toEqual({
+        accept,
+        status: get.status,
+        type: get.headers.get('content-type'),
+        length,
+      });
+      expect((await head.arrayBuffer()).byteLength).toBe(0);
+    }
+  });
+
   it('/graphql: OPTIONS names GET, HEAD, POST; other methods get 405 in GraphQL shape', async () => {
     const options = await send('OPTIONS', '/graphql', { token: null });
     expect(options.status).toBe(204);
@@ -193,7 +208,7 @@ describe('with tight rate limits, and with CORS on', () => {
   });
 
   it('OPTIONS names the allowed methods when Yoga CORS answers it, preflight or not', async () => {
-    for (const headers of [{}, { origin: 'https://shop.example', 'access-control-request-method': 'GET' }]) {
+    for (const headers of [{}, { origin: 'https://shop.example', 'access-control-request-method': 'GET' }] as Array<Record<string, string>>) {
       const res = await fetch(`${withCors.url}/api/v1/updated-products`, { method: 'OPTIONS', headers });
       expect(res.status).toBe(204);
       expect(parseAllow(res.headers.get('allow'))).toEqual(['GET', 'HEAD', 'OPTIONS']);
