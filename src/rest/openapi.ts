@@ -251,7 +251,18 @@ function publicPaths(): Json {
       type: 'object',
       properties: { status: { type: 'string', enum: ['ok'] }, backend: { type: 'string', enum: ['pglite', 'postgresql'] } },
     }),
-    '/api/doc': op('openApiDocument', 'This OpenAPI document (a browser asking for text/html is sent to /api/reference)', 'application/json', { type: 'object' }),
+    '/api/doc': {
+      get: {
+        ...op('openApiDocument', 'This OpenAPI document', 'application/json', { type: 'object' }).get,
+        responses: {
+          ...op('openApiDocument', 'This OpenAPI document', 'application/json', { type: 'object' }).get.responses,
+          303: {
+            description: 'A browser (Accept lists text/html before any JSON type) is sent to the human reference at /api/reference.',
+            headers: { Location: { description: '/api/reference', schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
     '/api/reference': op('apiReference', 'This document as a web page (Swagger UI, served by this service)', 'text/html', { type: 'string' }),
     '/ready': {
       get: {
