@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Build: compile TypeScript and generate the Prisma client with the full toolchain.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app

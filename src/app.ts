@@ -1,4 +1,5 @@
 import { useSofa } from '@graphql-yoga/plugin-sofa';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { CONSOLE_PATH, useAdminConsole } from './admin/console.plugin';
@@ -24,10 +25,12 @@ import { useIdempotencyKeys } from './http/idempotency.plugin';
 import { useRevocableStreams } from './http/live-streams.plugin';
 import { GRAPHQL_ENDPOINT } from './http/endpoints';
 import type { Metrics } from './ops/metrics';
-import { READY_PATH, useOps } from './ops/ops.plugin';
+import { METRICS_PATH, READY_PATH, useOps } from './ops/ops.plugin';
 import type { Readiness } from './ops/readiness';
 import { useRequestLog } from './http/request-log.plugin';
 import { useSecurityHeaders } from './http/security-headers.plugin';
+import { useHttpConventions } from './http/http-conventions.plugin';
+import { API_REFERENCE_PATH, useApiReference } from './rest/api-reference.plugin';
 import { graphqlLimitPlugins } from './graphql/limits';
 import { renderAiContext } from './rest/ai-context';
 import { createRestErrorHandler } from './rest/error-handler';
@@ -35,6 +38,8 @@ import { buildOpenApiDocument } from './rest/openapi';
 import { useRestEdge } from './rest/rest-edge.plugin';
 import { restRoutes } from './rest/routes';
 import { sofaConfig } from './rest/sofa';
+
+const GRAPHIQL_OPTIONS = { title: 'sync-gateway GraphiQL' };
 
 /** The Yoga app, with the registry of its open subscriptions (graphql-ws registers its sockets there). */
 export type App = YogaServerInstance<ServerContext, RequestContext> & { liveStreams: LiveStreams };
@@ -98,6 +103,9 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     landingPage: false,
+    // GraphiQL inlined from @graphql-yoga/render-graphiql: Yoga's default loads it from a CDN.
+    renderGraphiQL,
+    graphiql: GRAPHIQL_OPTIONS,
     // Yoga answers any URL that merely ends with this string; ours (public-routes) serves /health.
     // A fragment never reaches a server, so this disables Yoga's check.
     healthCheckEndpoint: '#yoga-health-check-disabled',
@@ -142,6 +150,14 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         onRejected: metrics.rateLimitRejected,
         exemptPaths: ['/health', READY_PATH],
       }),
+      useHttpConventions({
+        routes: restRoutes,
+        graphqlEndpoint: GRAPHQL_ENDPOINT,
+        getPaths: [...publicDocuments.map((d) => d.path), READY_PATH, METRICS_PATH],
+        getPrefixes: [CONSOLE_PATH, API_REFERENCE_PATH],
+        graphiqlPage: () => renderGraphiQL(GRAPHIQL_OPTIONS),
+      }),
+      useApiReference(),
       usePublicRoutes(publicDocuments),
       useAdminConsole(config.consoleDir),
       useBearerAuth({
@@ -149,13 +165,14 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         publicRoutes: [
           ...publicDocuments,
           { method: 'GET', path: READY_PATH },
+          { method: 'GET', path: API_REFERENCE_PATH },
           ...restRoutes.filter((r) => r.public).map((r) => ({ method: r.method, path: fullPath(r) })),
         ],
         publicGraphqlFields: PUBLIC_ACCOUNT_FIELDS,
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         logger,
       }),
-      useOps({ metrics, readiness, routes: restRoutes, fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)], prefixPaths: [CONSOLE_PATH], logger }),
+      useOps({ metrics, readiness, routes: restRoutes, fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)], prefixPaths: [CONSOLE_PATH, API_REFERENCE_PATH], logger }),
       useIdempotencyKeys({ prisma: db.prisma, routes: restRoutes, logger }),
       useRestEdge({ schema, routes: restRoutes }),
       useSofa({

@@ -9,6 +9,9 @@ import { createMetrics } from './ops/metrics';
 import { createReadiness } from './ops/readiness';
 import type { AppConfig } from './config';
 import { openDatabase, type Database } from './db/database';
+import { preflight } from './config/preflight';
+import { countActiveTokens } from './auth/token.service';
+import { startupFields, STARTUP_MESSAGE } from './startup-banner';
 import { createEventHub } from './events/hub';
 import { attachGraphqlWs } from './http/graphql-ws';
 import { reclaimAbandonedDeliveries } from './queue/reclaim';
@@ -20,8 +23,9 @@ import { createRedisClient, redisHealth } from './redis/redis-client';
 
 export type RunningServer = { url: string; server: Server; db: Database; close(): Promise<void> };
 
-/** Opens the database, applies pending migrations and listens. */
+/** Checks what a first start gets wrong, opens the database, applies pending migrations and listens. */
 export async function startServer(config: AppConfig, logger: Logger): Promise<RunningServer> {
+  await preflight(config, { listen: true });
   setWebhookNetworks(config.webhookNetworks);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedFsync: config.embeddedFsync, logger, pool: config.databasePool });
   try {
@@ -74,7 +78,11 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     worker?.start();
-    logger.info({ url, backend: db.backend, location: db.location, worker: Boolean(worker) }, 'sync-gateway listening');
+    const activeApiTokens = await countActiveTokens(db.prisma);
+    logger.info(
+      startupFields({ url, backend: db.backend, dataDir: config.dataDir, location: db.location, worker: Boolean(worker), activeApiTokens }),
+      STARTUP_MESSAGE,
+    );
 
     let closing: Promise<void> | undefined;
     const close = () =>
@@ -101,6 +109,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
 
 /** Runs only the webhook worker (for replicas on PostgreSQL that do not serve HTTP). */
 export async function startWorker(config: AppConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
+  await preflight(config, { listen: false });
   setWebhookNetworks(config.webhookNetworks);
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,

@@ -61,6 +61,11 @@ export async function listTokens(prisma: PrismaClient): Promise<TokenSummary[]> 
 }
 
 /** Revokes by numeric id or by name; revoking twice is harmless. */
+/** API tokens not revoked (the start-up line says what to do when there is none). */
+export function countActiveTokens(prisma: PrismaClient): Promise<number> {
+  return prisma.apiToken.count({ where: { revokedAt: null } });
+}
+
 export async function revokeToken(prisma: PrismaClient, idOrName: string): Promise<TokenSummary> {
   const where = /^\d+$/.test(idOrName) ? { id: Number(idOrName) } : { name: idOrName };
   const row = await prisma.apiToken.findUnique({ where });

@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { createAdminAccount } from '../accounts/account.service';
 import { createToken, listTokens, revokeToken } from '../auth/token.service';
 import { loadConfig, type AppConfig } from '../config';
+import { PreflightError } from '../config/preflight';
 import { openDatabase, type Database } from '../db/database';
 import { createEventHub } from '../events/hub';
 import { createLogger } from '../logger';
@@ -249,7 +250,10 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await buildCli().parseAsync(argv);
   } catch (error) {
-    console.error(`sync-gateway: ${(error as Error).message}`);
+    // One line per start-up problem, so that each reads on its own.
+    for (const problem of error instanceof PreflightError ? error.problems : [(error as Error).message]) {
+      console.error(`sync-gateway: ${problem}`);
+    }
     for (const d of (error as { details?: Array<{ field: string; message: string }> }).details ?? []) {
       console.error(`  ${d.field}: ${d.message}`);
     }

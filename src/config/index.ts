@@ -21,6 +21,8 @@ const envSchema = z.object({
     .regex(/^rediss?:\/\//, 'must be a redis:// connection string')
     .optional(),
   LOG_LEVEL: z.enum(logLevels).default('info'),
+  /** json, pretty (for people), or auto: pretty when the output is a terminal. */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   /** SPEC 8 limits, per token (per client IP without one), per minute. */
   RATE_LIMIT_READ_PER_MINUTE: z.coerce.number().int().positive().default(3000),
   RATE_LIMIT_WRITE_PER_MINUTE: z.coerce.number().int().positive().default(1500),
@@ -92,6 +94,7 @@ export type AppConfig = {
   redisUrl: string | undefined;
   encryptionKey: string | undefined;
   logLevel: (typeof logLevels)[number];
+  logFormat: 'auto' | 'json' | 'pretty';
   workerEnabled: boolean;
   workerLeaseMs: number;
   databasePool: { size: number; workerSize: number; timeoutMs: number; statementTimeoutMs: number; connectTimeoutMs: number };
@@ -140,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: e.REDIS_URL,
     encryptionKey: e.ENCRYPTION_KEY,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     workerEnabled: e.WORKER_ENABLED === 'true',
     workerLeaseMs: e.WORKER_LEASE_MS,
     databasePool: {

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { GraphQLError } from 'graphql';
 
 /** The one error vocabulary of the service, shared by REST bodies and GraphQL `extensions.code`. */
@@ -78,8 +79,10 @@ export function errorResponse(
   requestId?: string,
   headers: Record<string, string> = {},
 ): Response {
-  return Response.json(errorBody(code, message, details, requestId), {
-    status: errorStatus[code],
-    headers,
+  const status = errorStatus[code];
+  return new Response(JSON.stringify(errorBody(code, message, details, requestId)), {
+    status,
+    statusText: STATUS_CODES[status],
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
 }

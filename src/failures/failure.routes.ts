@@ -36,6 +36,7 @@ export const failureRoutes: RestRoute[] = [
       'a refused delivery fails at once with lastError "blocked: <reason>".',
     strictBody: true,
     responseStatus: 201,
+    location: '/v1/failures/:id',
     example: {
       request: {
         entity_type: 'product',

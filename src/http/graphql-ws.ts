@@ -19,7 +19,7 @@ const CLOSE_FORBIDDEN = 4403;
 /**
  * graphql-ws on the HTTP server's /graphql, through Yoga's envelope so that context, plugins and
  * error policy are those of HTTP requests. The bearer token (an API token or an admin session)
- * comes in connectionParams.authorization; when it is revoked the socket is closed with 4403.
+ * comes in connectionParams.authorization (`Bearer <token>` or the bare token); when it is revoked the socket is closed with 4403.
  */
 export function attachGraphqlWs(
   server: Server,
@@ -30,8 +30,11 @@ export function attachGraphqlWs(
   const disposable = useServer<Record<string, unknown>, Extra>(
     {
       async onConnect(ctx) {
+        // Browsers cannot set headers on a WebSocket: the token comes as a connection parameter,
+        // with or without the `Bearer ` of the HTTP header.
         const header = String(ctx.connectionParams?.authorization ?? '');
-        const token = bearerToken(header);
+        // With or without `Bearer `: the README once told clients to send the bare token.
+        const token = bearerToken(header) ?? /^\s*(\S+)\s*$/.exec(header)?.[1];
         let auth: AuthInfo | null;
         try {
           auth = !token

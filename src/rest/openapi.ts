@@ -8,7 +8,7 @@ import { sofaOpenApiDocument } from './sofa';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- OpenAPI is loose JSON
 
 const ERROR_RESPONSES: Partial<Record<ErrorCode, string>> = {
-  VALIDATION_FAILED: 'Invalid input: malformed JSON, a bad query parameter or a bad field. details names each field.',
+  VALIDATION_FAILED: 'Invalid input: malformed JSON, a bad or unknown query parameter or a bad field. details names each field.',
   UNAUTHENTICATED: 'Missing or invalid bearer token (or, for sign-in, wrong credentials).',
   FORBIDDEN: 'Not allowed (registration closed, or an admin operation without role admin).',
   CONFLICT: 'The record exists already or is not in a state that allows this, or a request with the same Idempotency-Key is still running (Retry-After).',
@@ -71,7 +71,10 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
       description:
         'Middleware between an ERP and a webshop. The ERP pushes records; the webshop polls change lists and acknowledges them. ' +
         'The same operations are served as GraphQL at /graphql. A guide for language models is at /.well-known/ai-context. ' +
-        'Request bodies are limited to 10 MB by default (413 beyond); batch limits are given per route (maxItems).\n\n' +
+        'Request bodies are limited to 10 MB by default (413 beyond); batch limits are given per route (maxItems). ' +
+        'A query parameter an operation does not list is a 400 naming it (a misspelt filter must not return every row). ' +
+        'Every GET also answers HEAD (same headers, no body); OPTIONS answers 204 with Allow; another method answers 405 with Allow. ' +
+        'JSON answers are application/json; charset=utf-8. A human-readable reference of this document is at /api/reference.\n\n' +
         GUARANTEES_MARKDOWN,
       license: { name: 'Proprietary', url: 'https://example.com/license' },
     },
@@ -169,13 +172,22 @@ function correctOperation(route: RestRoute, sofaOp: Json): Json {
   op.responses = {
     [okStatus]: {
       description: route.summary,
-      headers: rateLimitHeaderRefs(),
+      headers: {
+        ...rateLimitHeaderRefs(),
+        ...(route.location ? { Location: { description: `Where the new resource is: ${openApiPath(fullPath({ path: route.location }))}.`, schema: { type: 'string' } } } : {}),
+      },
       content: { 'application/json': { ...(okContent ?? {}), example: route.example.response } },
     },
     ...errorRefs(route),
   };
   documentIdempotency(route, op, (code) => ({ $ref: `#/components/responses/${responseName(code)}` }));
   return op;
+}
+
+/** The query parameters the document lists for a route: the REST edge refuses any other. */
+export function documentedQueryParameters(doc: Json, route: RestRoute): Set<string> {
+  const op: Json | undefined = doc.paths[openApiPath(fullPath(route))]?.[route.method.toLowerCase()];
+  return new Set(((op?.parameters ?? []) as Json[]).filter((p) => p.in === 'query').map((p) => String(p.name)));
 }
 
 function errorRefs(route: RestRoute): Json {
@@ -252,7 +264,19 @@ function publicPaths(): Json {
       type: 'object',
       properties: { status: { type: 'string', enum: ['ok'] }, backend: { type: 'string', enum: ['pglite', 'postgresql'] } },
     }),
-    '/api/doc': op('openApiDocument', 'This OpenAPI document', 'application/json', { type: 'object' }),
+    '/api/doc': {
+      get: {
+        ...op('openApiDocument', 'This OpenAPI document', 'application/json', { type: 'object' }).get,
+        responses: {
+          ...op('openApiDocument', 'This OpenAPI document', 'application/json', { type: 'object' }).get.responses,
+          303: {
+            description: 'A browser (Accept lists text/html before any JSON type) is sent to the human reference at /api/reference.',
+            headers: { Location: { description: '/api/reference', schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    '/api/reference': op('apiReference', 'This document as a web page (Swagger UI, served by this service)', 'text/html', { type: 'string' }),
     '/ready': {
       get: {
         ...op('readiness', 'Readiness: database reachable, migrations applied, worker running', 'application/json', readinessSchema).get,

@@ -4,6 +4,7 @@ import { AppError, errorResponse } from '../errors/app-error';
 import { parseJsonObject } from './body';
 import { undecodableQueryParams, unknownBodyFields, validateRestArguments } from './arguments';
 import type { ServerContext } from '../graphql/context';
+import { buildOpenApiDocument, documentedQueryParameters } from './openapi';
 import { API_BASE, createRouteMatcher, type RestRoute } from './route-table';
 
 /**
@@ -13,6 +14,9 @@ import { API_BASE, createRouteMatcher, type RestRoute } from './route-table';
  */
 export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly RestRoute[] }): Plugin<object, ServerContext> {
   const matcher = createRouteMatcher(options.routes);
+  // The document is the contract: a parameter it does not list is refused, one it lists never is.
+  const document = buildOpenApiDocument(options.schema, options.routes);
+  const queryParameters = new Map(options.routes.map((r) => [r, documentedQueryParameters(document, r)]));
   return {
     async onRequest({ request, url, setRequest, endResponse, fetchAPI, serverContext }) {
       if (!url.pathname.startsWith(`${API_BASE}/`)) return;
@@ -41,7 +45,11 @@ export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly R
           ...undecodableQueryParams(url.search),
         ];
         if (encoding.length > 0) throw new AppError('VALIDATION_FAILED', 'Invalid request', encoding);
+        const documented = queryParameters.get(route);
         const details = [
+          ...[...new Set(url.searchParams.keys())]
+            .filter((name) => !documented?.has(name))
+            .map((name) => ({ field: name, message: documented?.size ? `Unknown query parameter; this route takes ${[...documented].join(', ')}` : 'Unknown query parameter; this route takes none' })),
           ...(route.strictBody ? unknownBodyFields(options.schema, route, body) : []),
           ...validateRestArguments(options.schema, route, {
           params,

@@ -32,6 +32,8 @@ export type RestRoute = {
   public?: boolean;
   /** Status of a successful answer; 200 unless given. */
   responseStatus?: number;
+  /** Where a 201's new resource lives, under /api, `:name` taken from the answer's fields (the Location header). */
+  location?: string;
   /** Replaces SOFA's response schema where the GraphQL type cannot say it (e.g. a tree as JSON). */
   responseSchema?: { components: Record<string, Record<string, unknown>>; schema: Record<string, unknown> };
   /** Uses the change-list pagination (since, limit, offset) and the {payload, meta} envelope. */
@@ -55,6 +57,8 @@ export type RouteMatch = {
 
 export type RouteMatcher = {
   match(method: string, pathname: string): RouteMatch | 'method-not-allowed' | undefined;
+  /** The methods the table serves on this path; empty for a path it does not know. */
+  allowedMethods(pathname: string): HttpMethod[];
 };
 
 export function createRouteMatcher(routes: readonly RestRoute[]): RouteMatcher {
@@ -90,6 +94,9 @@ export function createRouteMatcher(routes: readonly RestRoute[]): RouteMatcher {
         return { route, params, undecodable };
       }
       return pathMatched ? 'method-not-allowed' : undefined;
+    },
+    allowedMethods(pathname) {
+      return [...new Set(compiled.filter(({ regex }) => regex.test(pathname)).map(({ route }) => route.method))];
     },
   };
 }

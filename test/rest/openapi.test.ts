@@ -29,6 +29,7 @@ describe('OpenAPI document', () => {
       'GET /metrics',
       'GET /api/doc',
       'GET /.well-known/ai-context',
+      'GET /api/reference',
     ];
     expect(documented.sort()).toEqual(expected.sort());
   });

@@ -1,0 +1,129 @@
+import { STATUS_CODES } from 'node:http';
+import type { Plugin } from 'graphql-yoga';
+import { errorResponse, type ErrorBody } from '../errors/app-error';
+import type { ServerContext } from '../graphql/context';
+import { API_BASE, createRouteMatcher, type RestRoute } from '../rest/route-table';
+
+type ConventionsContext = ServerContext & { headRequest?: boolean };
+
+export type HttpConventionsOptions = {
+  routes: readonly RestRoute[];
+  graphqlEndpoint: string;
+  /** Paths that only answer GET (and so HEAD and OPTIONS): public documents, /ready, /metrics… */
+  getPaths: readonly string[];
+  /** Trees of GET-only paths (the admin console, the API reference's files). */
+  getPrefixes: readonly string[];
+  /** The GraphiQL page as Yoga renders it for a GET; Yoga's GraphiQL plugin runs before ours and ignores HEAD. */
+  graphiqlPage?: () => string;
+};
+
+const JSON_WITHOUT_CHARSET = /^application\/([\w.+-]+\+)?json\s*$/i;
+
+/**
+ * The HTTP manners every route shares (docs/adr/0019-http-conventions.md): HEAD wherever GET is
+ * served (the GET runs, its body is dropped), OPTIONS and 405 naming the allowed methods in
+ * `Allow`, a reason phrase and `charset=utf-8` on JSON, `Location` on a 201 that created a
+ * resource, and /graphql errors raised before GraphQL runs (401, 429, 503) in GraphQL's shape.
+ * Listed after the rate limit (so these answers are counted) and before authentication (so
+ * OPTIONS and 405 need no token); its onResponse sees the answer every earlier plugin produced.
+ */
+export function useHttpConventions(options: HttpConventionsOptions): Plugin<object, ConventionsContext> {
+  const matcher = createRouteMatcher(options.routes);
+  const getOnly = new Set(options.getPaths);
+  const locations = new Map(options.routes.filter((r) => r.location).map((r) => [`${r.method} ${API_BASE}${r.path}`, r.location!]));
+
+  let graphiqlLength: number | undefined;
+  const allowedMethods = (pathname: string): string[] | undefined => {
+    if (pathname === options.graphqlEndpoint) return ['GET', 'HEAD', 'POST', 'OPTIONS'];
+    if (getOnly.has(pathname) || options.getPrefixes.some((p) => pathname === p || pathname.startsWith(`${p}/`))) {
+      return ['GET', 'HEAD', 'OPTIONS'];
+    }
+    const methods = matcher.allowedMethods(pathname);
+    if (methods.length === 0) return undefined;
+    return [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'];
+  };
+
+  return {
+    onRequest({ request, url, serverContext, setRequest, endResponse, fetchAPI }) {
+      const allowed = allowedMethods(url.pathname);
+      if (!allowed) return;
+      const allow = allowed.join(', ');
+      // A CORS preflight carries Access-Control-Request-Method; Yoga's CORS answers it when enabled.
+      if (request.method === 'OPTIONS' && !request.headers.has('access-control-request-method')) {
+        endResponse(new Response(null, { status: 204, statusText: STATUS_CODES[204], headers: { allow } }));
+        return;
+      }
+      if (!allowed.includes(request.method)) {
+        endResponse(errorResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${url.pathname}; allowed: ${allow}`, undefined, serverContext.requestId, { allow }));
+        return;
+      }
+      if (request.method === 'HEAD' && url.pathname === options.graphqlEndpoint && options.graphiqlPage && request.headers.get('accept')?.includes('text/html')) {
+        graphiqlLength ??= Buffer.byteLength(options.graphiqlPage());
+        endResponse(new Response(null, { status: 200, statusText: 'OK', headers: { 'content-type': 'text/html', 'content-length': String(graphiqlLength) } }));
+        return;
+      }
+      if (request.method === 'HEAD') {
+        serverContext.headRequest = true;
+        setRequest(new fetchAPI.Request(request.url, { method: 'GET', headers: request.headers }));
+      }
+    },
+
+    async onResponse({ request, response, serverContext, setResponse }) {
+      const url = new URL(request.url);
+      const headers = response.headers;
+      // With CORS on, Yoga answers every OPTIONS itself; the answer still names the methods.
+      if (request.method === 'OPTIONS' && response.status === 204 && !headers.has('allow')) {
+        const allowed = allowedMethods(url.pathname);
+        if (allowed) headers.set('allow', allowed.join(', '));
+      }
+      const contentType = headers.get('content-type');
+      if (contentType && JSON_WITHOUT_CHARSET.test(contentType)) headers.set('content-type', `${contentType.trim()}; charset=utf-8`);
+
+      let graphqlBody: string | undefined;
+      if (url.pathname === options.graphqlEndpoint && response.status >= 400 && contentType?.startsWith('application/json')) {
+        const rest = (await response.clone().json().catch(() => undefined)) as Partial<ErrorBody> | undefined;
+        if (rest?.error) graphqlBody = JSON.stringify(graphqlShaped(rest as ErrorBody));
+      }
+
+      if (response.status === 201) {
+        const location = locations.get(`${request.method} ${url.pathname.replace(/\/$/, '')}`);
+        const created = location ? ((await response.clone().json().catch(() => undefined)) as Record<string, unknown> | undefined) : undefined;
+        const target = location && created ? fillLocation(location, created) : undefined;
+        if (target) headers.set('location', target);
+      }
+
+      const head = serverContext.headRequest === true;
+      if (head && response.body !== null && !contentType?.startsWith('text/event-stream')) {
+        headers.set('content-length', String((await response.clone().arrayBuffer()).byteLength));
+      }
+      // Read after the clones above: cloning replaces a response's body stream with one of two tees.
+      const body = graphqlBody ?? response.body;
+      if (graphqlBody !== undefined || head || response.statusText === '') {
+        setResponse(
+          new Response(head ? null : body, {
+            status: response.status,
+            statusText: response.statusText || STATUS_CODES[response.status] || '',
+            headers,
+          }),
+        );
+      }
+    },
+  };
+}
+
+/** `{"error": {...}}` as GraphQL clients expect it: the same code and status, the fields in extensions. */
+function graphqlShaped({ error }: ErrorBody) {
+  const { code, message, details, requestId } = error;
+  return { errors: [{ message, extensions: { code, ...(details ? { details } : {}), ...(requestId ? { requestId } : {}) } }] };
+}
+
+/** `/v1/failures/:id` with `:id` taken from the created record; undefined when a field is missing. */
+function fillLocation(template: string, created: Record<string, unknown>): string | undefined {
+  let missing = false;
+  const path = template.replace(/:(\w+)/g, (_all, name: string) => {
+    const value = created[name];
+    if (typeof value !== 'string' && typeof value !== 'number') missing = true;
+    return encodeURIComponent(String(value));
+  });
+  return missing ? undefined : `${API_BASE}${path}`;
+}
