@@ -29,7 +29,10 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       'import-x/no-cycle': 'error',
     },
   },
@@ -37,13 +40,23 @@ export default tseslint.config(
     // Domain code: services, the change ledger, the queue. Their GraphQL types (*.schema.ts) and
     // REST routes (*.routes.ts) are the edge's adapters and may import it; so may the worker thread.
     files: ['src/**/*.service.ts', 'src/changes/**/*.ts', 'src/queue/**/*.ts'],
-    ignores: ['**/*.schema.ts', '**/*.routes.ts', 'src/changes/tracked-graphql.ts', 'src/changes/tracked-routes.ts', 'src/changes/tracked-fields.ts', 'src/queue/worker-thread.entry.ts'],
+    ignores: [
+      '**/*.schema.ts',
+      '**/*.routes.ts',
+      'src/changes/tracked-graphql.ts',
+      'src/changes/tracked-routes.ts',
+      'src/changes/tracked-fields.ts',
+      'src/queue/worker-thread.entry.ts',
+    ],
     rules: { 'no-restricted-imports': ['error', EDGE_IMPORTS] },
   },
   {
     // The CommonJS entry point and config files.
     files: ['**/*.js', '**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

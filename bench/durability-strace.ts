@@ -41,15 +41,22 @@ export async function countWalSyncs(requests: number, embeddedFsync = true): Pro
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', EMBEDDED_FSYNC: String(embeddedFsync) };
   delete env.DATABASE_URL;
   try {
-    const token = execFileSync(process.execPath, [CLI, 'token', 'create', '--name', 'strace'], { env: { ...env, LOG_LEVEL: 'error' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const token = execFileSync(process.execPath, [CLI, 'token', 'create', '--name', 'strace'], {
+      env: { ...env, LOG_LEVEL: 'error' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
       .toString()
       .trim()
       .split('\n')
       .pop()!;
-    const child = spawn('strace', ['-f', '-qq', '-e', 'trace=fsync,fdatasync,pwrite64', '-y', '-o', traceFile, process.execPath, CLI, 'serve'], {
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      'strace',
+      ['-f', '-qq', '-e', 'trace=fsync,fdatasync,pwrite64', '-y', '-o', traceFile, process.execPath, CLI, 'serve'],
+      {
+        env,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     try {
       const url = await listening(child.stdout!);
       const before = readFileSync(traceFile, 'utf8').length;
@@ -118,7 +125,11 @@ if (require.main === module) {
     (count) => {
       console.log(JSON.stringify(count, null, 2));
       const ok = !fsync || count.walSyncs >= count.requests;
-      console.log(ok ? `ok: ${count.walSyncs} WAL syncs for ${count.requests} committed write requests` : `NOT DURABLE: ${count.walSyncs} WAL syncs for ${count.requests} requests`);
+      console.log(
+        ok
+          ? `ok: ${count.walSyncs} WAL syncs for ${count.requests} committed write requests`
+          : `NOT DURABLE: ${count.walSyncs} WAL syncs for ${count.requests} requests`,
+      );
       process.exit(ok ? 0 : 1);
     },
     (error: unknown) => {

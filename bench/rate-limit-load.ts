@@ -40,7 +40,13 @@ async function main(): Promise<void> {
   const results: Array<Record<string, unknown>> = [];
   try {
     const scenarios: Scenario[] = [
-      { name: 'reads, one token', method: 'GET', path: '/api/v1/updated-products?limit=1', tokens: [tokens[0]!], limit: config.rateLimit.readPerMinute },
+      {
+        name: 'reads, one token',
+        method: 'GET',
+        path: '/api/v1/updated-products?limit=1',
+        tokens: [tokens[0]!],
+        limit: config.rateLimit.readPerMinute,
+      },
       {
         name: 'writes, one token',
         method: 'POST',
@@ -49,7 +55,13 @@ async function main(): Promise<void> {
         tokens: [tokens[1]!],
         limit: config.rateLimit.writePerMinute,
       },
-      { name: 'reads, two tokens at once', method: 'GET', path: '/api/v1/updated-products?limit=1', tokens: [tokens[2]!, tokens[0]!], limit: config.rateLimit.readPerMinute },
+      {
+        name: 'reads, two tokens at once',
+        method: 'GET',
+        path: '/api/v1/updated-products?limit=1',
+        tokens: [tokens[2]!, tokens[0]!],
+        limit: config.rateLimit.readPerMinute,
+      },
     ];
     for (const s of scenarios) {
       const counts = await Promise.all(
@@ -90,7 +102,10 @@ async function main(): Promise<void> {
     await admin.end();
   }
   console.table(results);
-  writeFileSync(path.join(__dirname, 'rate-limit-results.json'), `${JSON.stringify({ date: new Date().toISOString(), durationSeconds: DURATION_S, results }, null, 2)}\n`);
+  writeFileSync(
+    path.join(__dirname, 'rate-limit-results.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), durationSeconds: DURATION_S, results }, null, 2)}\n`,
+  );
   if (results.some((r) => !r.pass)) process.exitCode = 1;
 }
 

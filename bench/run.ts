@@ -22,7 +22,10 @@ const only = process.env.BENCH_ONLY?.split(',');
 const wanted = (name: string) => !only || only.includes(name);
 
 /** A fresh database and a service on it for one scenario; both go away afterwards. */
-async function withPostgresService<T>(env: Record<string, string>, work: (service: Service, databaseUrl: string) => Promise<T>): Promise<T> {
+async function withPostgresService<T>(
+  env: Record<string, string>,
+  work: (service: Service, databaseUrl: string) => Promise<T>,
+): Promise<T> {
   const db = await freshDatabase();
   const service = await startService({ backend: 'postgresql', databaseUrl: db.url, env });
   try {
@@ -128,7 +131,12 @@ async function main(): Promise<void> {
   console.table(results);
   console.table(embedded);
   if (!only) {
-    writeReport(__dirname, results, { date: new Date().toISOString(), postgres: await postgresVersion(), rounds: ROUNDS, details: rounds }, embedded);
+    writeReport(
+      __dirname,
+      results,
+      { date: new Date().toISOString(), postgres: await postgresVersion(), rounds: ROUNDS, details: rounds },
+      embedded,
+    );
     log('wrote bench/results.json, bench/run.json and bench/RESULTS.md');
   }
 }

@@ -13,9 +13,7 @@ async function main(): Promise<void> {
   }
   const folder = await createMigration(name);
   console.log(
-    folder
-      ? `wrote ${path.relative(process.cwd(), folder)}/migration.sql`
-      : 'schema.prisma and the migrations agree: nothing to write',
+    folder ? `wrote ${path.relative(process.cwd(), folder)}/migration.sql` : 'schema.prisma and the migrations agree: nothing to write',
   );
 }
 

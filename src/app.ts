@@ -45,7 +45,10 @@ const GRAPHIQL_OPTIONS = { title: 'sync-gateway GraphiQL' };
 export type App = YogaServerInstance<ServerContext, RequestContext> & { liveStreams: LiveStreams };
 
 export type AppDeps = {
-  config: Pick<AppConfig, 'maxBodyBytes' | 'tokenLastUsedResolutionMs' | 'tokenCacheTtlMs' | 'trustProxy' | 'graphqlLimits' | 'corsOrigins'> & {
+  config: Pick<
+    AppConfig,
+    'maxBodyBytes' | 'tokenLastUsedResolutionMs' | 'tokenCacheTtlMs' | 'trustProxy' | 'graphqlLimits' | 'corsOrigins'
+  > & {
     /** The admin console's build; tests point it at a fixture. Default: dist/console. */
     consoleDir?: string;
   };
@@ -112,7 +115,12 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
     maskedErrors: false, // useErrorPolicy masks, with the request id at hand
     cors:
       config.corsOrigins.length > 0
-        ? { origin: config.corsOrigins, methods: ['GET', 'POST', 'DELETE', 'OPTIONS'], allowedHeaders: ['authorization', 'content-type', 'x-request-id'], maxAge: 600 }
+        ? {
+            origin: config.corsOrigins,
+            methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+            allowedHeaders: ['authorization', 'content-type', 'x-request-id'],
+            maxAge: 600,
+          }
         : false,
     logging: {
       debug: (...args) => logger.debug({ yoga: args }),
@@ -172,7 +180,14 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         logger,
       }),
-      useOps({ metrics, readiness, routes: restRoutes, fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)], prefixPaths: [CONSOLE_PATH, API_REFERENCE_PATH], logger }),
+      useOps({
+        metrics,
+        readiness,
+        routes: restRoutes,
+        fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)],
+        prefixPaths: [CONSOLE_PATH, API_REFERENCE_PATH],
+        logger,
+      }),
       useIdempotencyKeys({ prisma: db.prisma, routes: restRoutes, logger }),
       useRestEdge({ schema, routes: restRoutes }),
       useSofa({

@@ -27,7 +27,9 @@ export function formatLogLine(line: string, colour = false): string {
   const paint = (code: string | undefined, text: string) => (colour && code ? `\u001b[${code}m${text}\u001b[0m` : text);
   const head = `${paint('90', time)} ${paint(COLOURS[level], label)}`;
   if (record.msg === STARTUP_MESSAGE) {
-    return `${renderStartupBanner(record).map((l, i) => (i === 0 ? `${head} ${l}` : `${' '.repeat(15)}${l}`)).join('\n')}\n`;
+    return `${renderStartupBanner(record)
+      .map((l, i) => (i === 0 ? `${head} ${l}` : `${' '.repeat(15)}${l}`))
+      .join('\n')}\n`;
   }
   const fields = Object.entries(record)
     .filter(([key]) => !HIDDEN.has(key) && key !== 'err')

@@ -27,7 +27,13 @@ export type RunningServer = { url: string; server: Server; db: Database; close()
 export async function startServer(config: AppConfig, logger: Logger): Promise<RunningServer> {
   await preflight(config, { listen: true });
   setWebhookNetworks(config.webhookNetworks);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedFsync: config.embeddedFsync, logger, pool: config.databasePool });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    embeddedFsync: config.embeddedFsync,
+    logger,
+    pool: config.databasePool,
+  });
   try {
     await db.migrate();
     await reclaimOnEmbeddedStore(db, logger);

@@ -10,7 +10,14 @@ const TIMEOUT_MS = 180_000;
 
 describe('the start-up block', () => {
   it('names every place and, without a token, the command that makes one', () => {
-    const fields = startupFields({ url: 'http://127.0.0.1:4000', backend: 'pglite', dataDir: '/srv/data', location: '/srv/data/pglite', worker: true, activeApiTokens: 0 });
+    const fields = startupFields({
+      url: 'http://127.0.0.1:4000',
+      backend: 'pglite',
+      dataDir: '/srv/data',
+      location: '/srv/data/pglite',
+      worker: true,
+      activeApiTokens: 0,
+    });
     expect(renderStartupBanner(fields)).toEqual([
       'sync-gateway is ready',
       '  REST API        http://127.0.0.1:4000/api/v1',
@@ -21,14 +28,29 @@ describe('the start-up block', () => {
       '  Data directory  /srv/data',
       '  → no API token yet: stop the server (Ctrl-C) and run `npx sync-gateway token create --name erp`, then start it again',
     ]);
-    const onPostgres = startupFields({ url: 'http://h:1', backend: 'postgresql', dataDir: '/unused', location: 'db:5432/sgw', worker: false, activeApiTokens: 2 });
+    const onPostgres = startupFields({
+      url: 'http://h:1',
+      backend: 'postgresql',
+      dataDir: '/unused',
+      location: 'db:5432/sgw',
+      worker: false,
+      activeApiTokens: 2,
+    });
     expect(onPostgres.dataDir).toBeUndefined();
     expect(onPostgres.next).toBeUndefined();
     expect(renderStartupBanner(onPostgres)).toContain('  Database       PostgreSQL db:5432/sgw');
   });
 
   it('formats other log lines for people: time, level, message, fields, stack', () => {
-    const line = JSON.stringify({ level: 50, time: Date.UTC(2026, 0, 1, 12), service: 'sync-gateway', msg: 'request failed', status: 500, path: '/x', err: { message: 'boom', stack: 'Error: boom\n    at here' } });
+    const line = JSON.stringify({
+      level: 50,
+      time: Date.UTC(2026, 0, 1, 12),
+      service: 'sync-gateway',
+      msg: 'request failed',
+      status: 500,
+      path: '/x',
+      err: { message: 'boom', stack: 'Error: boom\n    at here' },
+    });
     const text = formatLogLine(line);
     expect(text).toMatch(/^\d\d:\d\d:\d\d ERROR request failed status=500 path=\/x\nError: boom\n {4}at here\n$/);
     expect(formatLogLine('not json')).toBe('not json\n');
@@ -44,63 +66,74 @@ describe('serve says where things are', () => {
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-  it('in the JSON start-up line as fields, with the token hint until a token exists', async () => {
-    const first = await serveProcess({ ...env, LOG_FORMAT: 'json' });
-    const line = (output: string) => JSON.parse(output.split('\n').find((l) => l.includes('"sync-gateway listening"'))!);
-    try {
-      const fields = line(first.output());
-      expect(fields).toMatchObject({
-        url: first.url,
-        admin: `${first.url}/admin`,
-        graphql: `${first.url}/graphql`,
-        apiDoc: `${first.url}/api/doc`,
-        apiReference: `${first.url}/api/reference`,
-        dataDir,
-        activeApiTokens: 0,
-        next: expect.stringMatching(/^no API token yet: .*npx sync-gateway token create/),
-      });
-      // Each place answers a browser (the console may be unbuilt here: 503 naming the build command).
-      const status = async (url: string) => (await fetch(url, { headers: { accept: 'text/html' }, redirect: 'manual' })).status;
-      expect(await status(fields.graphql)).toBe(200);
-      expect(await status(fields.apiReference)).toBe(200);
-      expect(await status(fields.apiDoc)).toBe(303);
-      expect([200, 503]).toContain(await status(fields.admin));
-    } finally {
-      await first.stop();
-    }
-    expect((await runCli(env, ['token', 'create', '--name', 'erp'])).code).toBe(0);
-    const second = await serveProcess({ ...env, LOG_FORMAT: 'json' });
-    try {
-      const fields = line(second.output());
-      expect(fields.activeApiTokens).toBe(1);
-      expect(fields.next).toBeUndefined();
-    } finally {
-      await second.stop();
-    }
-  }, TIMEOUT_MS);
-
-  it('as a block of plain lines when logs are pretty', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'main.ts'), 'serve'], { env: { ...env, LOG_FORMAT: 'pretty' }, cwd: ROOT });
-    let output = '';
-    try {
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (d: Buffer) => {
-          output += d;
-          if (output.includes('Admin console')) resolve();
+  it(
+    'in the JSON start-up line as fields, with the token hint until a token exists',
+    async () => {
+      const first = await serveProcess({ ...env, LOG_FORMAT: 'json' });
+      const line = (output: string) => JSON.parse(output.split('\n').find((l) => l.includes('"sync-gateway listening"'))!);
+      try {
+        const fields = line(first.output());
+        expect(fields).toMatchObject({
+          url: first.url,
+          admin: `${first.url}/admin`,
+          graphql: `${first.url}/graphql`,
+          apiDoc: `${first.url}/api/doc`,
+          apiReference: `${first.url}/api/reference`,
+          dataDir,
+          activeApiTokens: 0,
+          next: expect.stringMatching(/^no API token yet: .*npx sync-gateway token create/),
         });
-        child.stderr.on('data', (d: Buffer) => (output += d));
-        child.on('close', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+        // Each place answers a browser (the console may be unbuilt here: 503 naming the build command).
+        const status = async (url: string) => (await fetch(url, { headers: { accept: 'text/html' }, redirect: 'manual' })).status;
+        expect(await status(fields.graphql)).toBe(200);
+        expect(await status(fields.apiReference)).toBe(200);
+        expect(await status(fields.apiDoc)).toBe(303);
+        expect([200, 503]).toContain(await status(fields.admin));
+      } finally {
+        await first.stop();
+      }
+      expect((await runCli(env, ['token', 'create', '--name', 'erp'])).code).toBe(0);
+      const second = await serveProcess({ ...env, LOG_FORMAT: 'json' });
+      try {
+        const fields = line(second.output());
+        expect(fields.activeApiTokens).toBe(1);
+        expect(fields.next).toBeUndefined();
+      } finally {
+        await second.stop();
+      }
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'as a block of plain lines when logs are pretty',
+    async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'main.ts'), 'serve'], {
+        env: { ...env, LOG_FORMAT: 'pretty' },
+        cwd: ROOT,
       });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(output).not.toMatch(/^\{/m); // no JSON line
-      expect(output).toMatch(/INFO {2}sync-gateway is ready\n\s+REST API +http:\/\/127\.0\.0\.1:\d+\/api\/v1\n/);
-      expect(output).toMatch(new RegExp(`Data directory +${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
-    } finally {
-      child.removeAllListeners('close');
-      await new Promise<void>((resolve) => {
-        child.once('close', () => resolve());
-        child.kill('SIGTERM');
-      });
-    }
-  }, TIMEOUT_MS);
+      let output = '';
+      try {
+        await new Promise<void>((resolve, reject) => {
+          child.stdout.on('data', (d: Buffer) => {
+            output += d;
+            if (output.includes('Admin console')) resolve();
+          });
+          child.stderr.on('data', (d: Buffer) => (output += d));
+          child.on('close', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+        });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(output).not.toMatch(/^\{/m); // no JSON line
+        expect(output).toMatch(/INFO {2}sync-gateway is ready\n\s+REST API +http:\/\/127\.0\.0\.1:\d+\/api\/v1\n/);
+        expect(output).toMatch(new RegExp(`Data directory +${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
+      } finally {
+        child.removeAllListeners('close');
+        await new Promise<void>((resolve) => {
+          child.once('close', () => resolve());
+          child.kill('SIGTERM');
+        });
+      }
+    },
+    TIMEOUT_MS,
+  );
 });

@@ -22,14 +22,37 @@ export type Result = {
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
 /** Higher is better: pass when value ≥ factor × baseline. */
-export function ratioResult(scenario: string, metric: string, value: number, baseline: number, factor: number, baselineName: string): Result {
+export function ratioResult(
+  scenario: string,
+  metric: string,
+  value: number,
+  baseline: number,
+  factor: number,
+  baselineName: string,
+): Result {
   const ratio = value / baseline;
-  return { scenario, metric, value: round(value, 1), baseline: round(baseline, 1), ratio: round(ratio), target: `≥ ${factor} × ${baselineName}`, pass: ratio >= factor };
+  return {
+    scenario,
+    metric,
+    value: round(value, 1),
+    baseline: round(baseline, 1),
+    ratio: round(ratio),
+    target: `≥ ${factor} × ${baselineName}`,
+    pass: ratio >= factor,
+  };
 }
 
 /** Lower is better: pass when value ≤ limit. */
 export function limitResult(scenario: string, metric: string, value: number, limit: number, baseline: number | null = null): Result {
-  return { scenario, metric, value: round(value, 1), baseline: baseline === null ? null : round(baseline, 1), ratio: null, target: `≤ ${limit}`, pass: value <= limit };
+  return {
+    scenario,
+    metric,
+    value: round(value, 1),
+    baseline: baseline === null ? null : round(baseline, 1),
+    ratio: null,
+    target: `≤ ${limit}`,
+    pass: value <= limit,
+  };
 }
 
 export function infoResult(scenario: string, metric: string, value: number): Result {
@@ -58,7 +81,8 @@ export async function httpLoad(options: {
     ...(options.body ? { body: options.body } : {}),
   });
   const unexpected = options.allowTimeouts ? r.errors - r.timeouts : r.errors;
-  if (r.non2xx > 0 || unexpected > 0) throw new Error(`${r.non2xx} non-2xx answers and ${r.errors} errors (${r.timeouts} timeouts) from ${options.url}`);
+  if (r.non2xx > 0 || unexpected > 0)
+    throw new Error(`${r.non2xx} non-2xx answers and ${r.errors} errors (${r.timeouts} timeouts) from ${options.url}`);
   return { reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, timeouts: r.timeouts };
 }
 

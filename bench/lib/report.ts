@@ -6,14 +6,21 @@ import type { Result } from './measure';
 const START = '<!-- results:start -->';
 const END = '<!-- results:end -->';
 
-const fmt = (x: number | null) => (x === null ? '' : Number.isInteger(x) ? x.toLocaleString('en') : x.toLocaleString('en', { maximumFractionDigits: 3 }));
+const fmt = (x: number | null) =>
+  x === null ? '' : Number.isInteger(x) ? x.toLocaleString('en') : x.toLocaleString('en', { maximumFractionDigits: 3 });
 
 /** Writes bench/results.json and the generated table inside bench/RESULTS.md (the prose around it is kept). */
-export function writeReport(dir: string, results: Result[], context: Record<string, unknown>, embedded: Array<{ scenario: string; metric: string; value: number }>): void {
+export function writeReport(
+  dir: string,
+  results: Result[],
+  context: Record<string, unknown>,
+  embedded: Array<{ scenario: string; metric: string; value: number }>,
+): void {
   writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(path.join(dir, 'run.json'), `${JSON.stringify({ ...context, embedded }, null, 2)}\n`);
   const rows = results.map(
-    (r) => `| ${r.scenario} | ${r.metric} | ${fmt(r.value)} | ${fmt(r.baseline)} | ${fmt(r.ratio)} | ${r.target ?? ''} | ${r.pass === null ? '' : r.pass ? 'yes' : '**no**'} |`,
+    (r) =>
+      `| ${r.scenario} | ${r.metric} | ${fmt(r.value)} | ${fmt(r.baseline)} | ${fmt(r.ratio)} | ${r.target ?? ''} | ${r.pass === null ? '' : r.pass ? 'yes' : '**no**'} |`,
   );
   const table = [
     START,
@@ -37,9 +44,17 @@ export function writeReport(dir: string, results: Result[], context: Record<stri
     '|---|---|---:|---:|---|---|',
     ...results
       .filter((r) => r.target !== null)
-      .map((r) => `| ${r.scenario} | ${r.metric} | ${fmt(r.value)} | ${r.ratio === null ? '' : `${fmt(Number(r.ratio.toFixed(2)))} ×`} | ${r.target} | ${r.pass ? 'yes' : 'no'} |`),
+      .map(
+        (r) =>
+          `| ${r.scenario} | ${r.metric} | ${fmt(r.value)} | ${r.ratio === null ? '' : `${fmt(Number(r.ratio.toFixed(2)))} ×`} | ${r.target} | ${r.pass ? 'yes' : 'no'} |`,
+      ),
   ].join('\n');
-  replaceBetween(path.join(dir, '..', 'README.md'), '<!-- headline:start -->', '<!-- headline:end -->', `<!-- headline:start -->\n${headline}\n<!-- headline:end -->`);
+  replaceBetween(
+    path.join(dir, '..', 'README.md'),
+    '<!-- headline:start -->',
+    '<!-- headline:end -->',
+    `<!-- headline:start -->\n${headline}\n<!-- headline:end -->`,
+  );
 }
 
 function replaceBetween(file: string, start: string, end: string, block: string): void {

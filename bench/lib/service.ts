@@ -48,8 +48,7 @@ export type Service = {
 };
 
 export type ServiceOptions =
-  | { backend: 'postgresql'; databaseUrl: string; env?: Record<string, string> }
-  | { backend: 'pglite'; env?: Record<string, string> };
+  { backend: 'postgresql'; databaseUrl: string; env?: Record<string, string> } | { backend: 'pglite'; env?: Record<string, string> };
 
 function baseEnv(options: ServiceOptions, dataDir: string): NodeJS.ProcessEnv {
   return {

@@ -35,7 +35,9 @@ async function serviceDrain(service: Service): Promise<number> {
   for (;;) {
     const page = await api<{ payload: Array<{ id: number }> }>(service, 'GET', `/api/v1/updated-products?limit=${PAGE}`);
     if (page.payload.length === 0) return drained;
-    const ack = await api<{ acknowledged: number }>(service, 'POST', '/api/v1/updated-products/batch-delete', { ids: page.payload.map((p) => p.id) });
+    const ack = await api<{ acknowledged: number }>(service, 'POST', '/api/v1/updated-products/batch-delete', {
+      ids: page.payload.map((p) => p.id),
+    });
     drained += ack.acknowledged;
   }
 }
@@ -92,7 +94,9 @@ export async function runDrain(service: Service, databaseUrl: string): Promise<{
       const total = (await client.query('SELECT count(*)::int AS n FROM products')).rows[0].n as number;
       if (svc.result !== total || raw.result !== total) throw new Error(`drained ${svc.result} and ${raw.result} of ${total}`);
       const r = { serviceRecordsPerS: total / svc.seconds, rawRecordsPerS: total / raw.seconds };
-      log(`drain round ${round}: service ${r.serviceRecordsPerS.toFixed(0)} records/s, raw SQL ${r.rawRecordsPerS.toFixed(0)} (${total} records)`);
+      log(
+        `drain round ${round}: service ${r.serviceRecordsPerS.toFixed(0)} records/s, raw SQL ${r.rawRecordsPerS.toFixed(0)} (${total} records)`,
+      );
       rounds.push(r);
     }
   } finally {
@@ -100,6 +104,15 @@ export async function runDrain(service: Service, databaseUrl: string): Promise<{
   }
   return {
     rounds,
-    results: [ratioResult('drain', 'records/s', median(rounds.map((r) => r.serviceRecordsPerS)), median(rounds.map((r) => r.rawRecordsPerS)), 0.5, 'raw SQL, same loop')],
+    results: [
+      ratioResult(
+        'drain',
+        'records/s',
+        median(rounds.map((r) => r.serviceRecordsPerS)),
+        median(rounds.map((r) => r.rawRecordsPerS)),
+        0.5,
+        'raw SQL, same loop',
+      ),
+    ],
   };
 }

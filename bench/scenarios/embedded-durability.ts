@@ -21,7 +21,9 @@ async function singleProductPosts(service: Service): Promise<{ perSecond: number
     const started = performance.now();
     for (let i = 0; i < SINGLE_POSTS; i++) {
       const t = performance.now();
-      await api(service, 'POST', '/api/v1/products', { products: [{ external_id: `ONE-${i % 50}`, name: `round ${round} post ${i}`, price: i }] });
+      await api(service, 'POST', '/api/v1/products', {
+        products: [{ external_id: `ONE-${i % 50}`, name: `round ${round} post ${i}`, price: i }],
+      });
       latencies.push(performance.now() - t);
     }
     rates.push(SINGLE_POSTS / ((performance.now() - started) / 1000));

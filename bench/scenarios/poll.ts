@@ -56,7 +56,9 @@ export async function runPoll(service: Service, databaseUrl: string): Promise<{ 
       const rest = await pollRest(service);
       const graphql = await pollGraphql(service);
       const baseline = await httpLoad({ url: `${raw.url}/`, connections: POLL_CONNECTIONS, durationS: DURATION_S });
-      log(`poll round ${round}: REST ${rest.reqPerSec.toFixed(0)} req/s (p99 ${rest.p99Ms} ms), GraphQL ${graphql.reqPerSec.toFixed(0)}, raw ${baseline.reqPerSec.toFixed(0)} (p99 ${baseline.p99Ms} ms)`);
+      log(
+        `poll round ${round}: REST ${rest.reqPerSec.toFixed(0)} req/s (p99 ${rest.p99Ms} ms), GraphQL ${graphql.reqPerSec.toFixed(0)}, raw ${baseline.reqPerSec.toFixed(0)} (p99 ${baseline.p99Ms} ms)`,
+      );
       rounds.push({ rest, graphql, raw: baseline });
     }
   } finally {

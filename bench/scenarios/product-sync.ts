@@ -22,7 +22,7 @@ type Product = {
 };
 
 /** The last version up to `v` that renamed product i (version r renames the tenth with i % 10 = r % 10). */
-const lastRename = (i: number, v: number) => v - (((v - (i % 10)) % 10) + 10) % 10;
+const lastRename = (i: number, v: number) => v - ((((v - (i % 10)) % 10) + 10) % 10);
 
 /** Version `v` of the catalogue: against version v - 1, one product in ten has a new name. */
 export function catalogue(prefix: string, v: number): Product[] {
@@ -45,18 +45,31 @@ const chunks = <T>(xs: T[], n: number) => Array.from({ length: Math.ceil(xs.leng
 async function rawSync(client: Client, products: Product[], context: string): Promise<number> {
   await client.query('BEGIN');
   try {
-    const stored = await client.query<{ id: number; external_id: string; data: Record<string, unknown>; revision: number; field_revisions: Record<string, number>; erp_id: number | null }>(
-      'SELECT id, external_id, data, revision, field_revisions, erp_id FROM products WHERE external_id = ANY($1) ORDER BY id FOR UPDATE',
-      [products.map((p) => p.external_id)],
-    );
+    const stored = await client.query<{
+      id: number;
+      external_id: string;
+      data: Record<string, unknown>;
+      revision: number;
+      field_revisions: Record<string, number>;
+      erp_id: number | null;
+    }>('SELECT id, external_id, data, revision, field_revisions, erp_id FROM products WHERE external_id = ANY($1) ORDER BY id FOR UPDATE', [
+      products.map((p) => p.external_id),
+    ]);
     const byId = new Map(stored.rows.map((r) => [r.external_id, r]));
     const changed: Array<{ id: number; revision: number; data: Record<string, unknown>; field_revisions: Record<string, number> }> = [];
     for (const { external_id, erp_id: _e, pricelists: _p, ...fields } of products) {
       const row = byId.get(external_id)!;
-      const names = Object.keys(fields).filter((k) => JSON.stringify(row.data[k]) !== JSON.stringify((fields as Record<string, unknown>)[k]));
+      const names = Object.keys(fields).filter(
+        (k) => JSON.stringify(row.data[k]) !== JSON.stringify((fields as Record<string, unknown>)[k]),
+      );
       if (names.length === 0) continue;
       const revision = row.revision + 1;
-      changed.push({ id: row.id, revision, data: { ...row.data, ...fields }, field_revisions: { ...row.field_revisions, ...Object.fromEntries(names.map((n) => [n, revision])) } });
+      changed.push({
+        id: row.id,
+        revision,
+        data: { ...row.data, ...fields },
+        field_revisions: { ...row.field_revisions, ...Object.fromEntries(names.map((n) => [n, revision])) },
+      });
     }
     if (changed.length > 0) {
       await client.query(
@@ -105,13 +118,15 @@ export async function runProductSync(service: Service, databaseUrl: string): Pro
       const svc = await timed(async () => {
         for (const products of svcBatches) {
           const r = await api<{ updated: number; errors: unknown[] }>(service, 'POST', '/api/v1/products', { products });
-          if (r.updated !== PER_REQUEST / 10 || r.errors.length > 0) throw new Error(`unexpected product result ${JSON.stringify(r).slice(0, 200)}`);
+          if (r.updated !== PER_REQUEST / 10 || r.errors.length > 0)
+            throw new Error(`unexpected product result ${JSON.stringify(r).slice(0, 200)}`);
         }
       });
       const rawBatches = chunks(catalogue('RAW', round), PER_REQUEST);
       const raw = await timed(async () => {
         for (const products of rawBatches) {
-          if ((await rawSync(client, products, 'erp_sync')) !== PER_REQUEST / 10) throw new Error('raw baseline changed an unexpected number of products');
+          if ((await rawSync(client, products, 'erp_sync')) !== PER_REQUEST / 10)
+            throw new Error('raw baseline changed an unexpected number of products');
         }
       });
       const r = { serviceProductsPerS: CATALOGUE / svc.seconds, rawProductsPerS: CATALOGUE / raw.seconds };
@@ -124,7 +139,14 @@ export async function runProductSync(service: Service, databaseUrl: string): Pro
   return {
     rounds,
     results: [
-      ratioResult('product-sync', 'products/s', median(rounds.map((r) => r.serviceProductsPerS)), median(rounds.map((r) => r.rawProductsPerS)), 0.3, 'raw SQL, same reads and writes'),
+      ratioResult(
+        'product-sync',
+        'products/s',
+        median(rounds.map((r) => r.serviceProductsPerS)),
+        median(rounds.map((r) => r.rawProductsPerS)),
+        0.3,
+        'raw SQL, same reads and writes',
+      ),
     ],
   };
 }

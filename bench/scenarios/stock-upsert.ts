@@ -59,8 +59,15 @@ function rawUpsert(client: Client, entries: Entry[]) {
 async function prismaLoop(prisma: PrismaClient, entries: Entry[]): Promise<void> {
   for (const e of entries) {
     await prisma.stock.upsert({
-      where: { supplierExternalId_productExternalId: { supplierExternalId: e.supplier_external_id, productExternalId: e.product_external_id } },
-      create: { supplierExternalId: e.supplier_external_id, productExternalId: e.product_external_id, quantity: e.quantity, purchasePrice: e.purchase_price },
+      where: {
+        supplierExternalId_productExternalId: { supplierExternalId: e.supplier_external_id, productExternalId: e.product_external_id },
+      },
+      create: {
+        supplierExternalId: e.supplier_external_id,
+        productExternalId: e.product_external_id,
+        quantity: e.quantity,
+        purchasePrice: e.purchase_price,
+      },
       update: { quantity: e.quantity, purchasePrice: e.purchase_price },
     });
   }
@@ -86,7 +93,8 @@ export async function runStockUpsert(service: Service, databaseUrl: string): Pro
       const svc = await timed(async () => {
         for (const stocks of serviceBatches) {
           const result = await api<{ updated: number; errors: unknown[] }>(service, 'POST', '/api/v1/stocks', { stocks });
-          if (result.updated !== ENTRIES / 2 || result.errors.length > 0) throw new Error(`unexpected stock result ${JSON.stringify(result).slice(0, 200)}`);
+          if (result.updated !== ENTRIES / 2 || result.errors.length > 0)
+            throw new Error(`unexpected stock result ${JSON.stringify(result).slice(0, 200)}`);
         }
       });
       const rawBatches = batches('SUP-raw');
@@ -99,7 +107,9 @@ export async function runStockUpsert(service: Service, databaseUrl: string): Pro
         rawRowsPerS: (REQUESTS * ENTRIES) / raw.seconds,
         prismaLoopRowsPerS: PRISMA_LOOP_ROWS / loop.seconds,
       };
-      log(`stock-upsert round ${round}: service ${r.serviceRowsPerS.toFixed(0)} rows/s, raw SQL ${r.rawRowsPerS.toFixed(0)}, Prisma loop ${r.prismaLoopRowsPerS.toFixed(0)}`);
+      log(
+        `stock-upsert round ${round}: service ${r.serviceRowsPerS.toFixed(0)} rows/s, raw SQL ${r.rawRowsPerS.toFixed(0)}, Prisma loop ${r.prismaLoopRowsPerS.toFixed(0)}`,
+      );
       rounds.push(r);
     }
   } finally {

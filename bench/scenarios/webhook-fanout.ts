@@ -14,8 +14,14 @@ import { ROOT, runCliCommand, type Service } from '../lib/service';
 const FAILURES = Number(process.env.BENCH_FAILURES ?? 10_000);
 const CLIENTS = 100;
 
-async function startReceiver(): Promise<{ url: string; arrivals(): Promise<{ deliveries: number; arrivals: Record<string, number> }>; close(): void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'lib', 'receiver-process.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startReceiver(): Promise<{
+  url: string;
+  arrivals(): Promise<{ deliveries: number; arrivals: Record<string, number> }>;
+  close(): void;
+}> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'lib', 'receiver-process.ts')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
     child.once('exit', (code) => reject(new Error(`receiver exited ${code}`)));
@@ -36,7 +42,14 @@ async function round(service: Service, receiverArrivals: () => Promise<{ arrival
   const post = (body: string) =>
     new Promise<number>((resolve, reject) => {
       const req = request(
-        { agent, hostname, port, method: 'POST', path: '/api/v1/failures', headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' } },
+        {
+          agent,
+          hostname,
+          port,
+          method: 'POST',
+          path: '/api/v1/failures',
+          headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
+        },
         (res) => {
           res.resume();
           res.on('end', () => resolve(res.statusCode ?? 0));
@@ -55,7 +68,13 @@ async function round(service: Service, receiverArrivals: () => Promise<{ arrival
         const externalId = `${tag}-${next++}`;
         sentAt.set(externalId, Date.now());
         const status = await post(
-          JSON.stringify({ entity_type: 'product', external_id: externalId, source: 'erp', error_message: 'Price must not be negative', error_details: [{ field: 'price', message: 'must be >= 0' }] }),
+          JSON.stringify({
+            entity_type: 'product',
+            external_id: externalId,
+            source: 'erp',
+            error_message: 'Price must not be negative',
+            error_details: [{ field: 'price', message: 'must be >= 0' }],
+          }),
         );
         if (status !== 201) throw new Error(`report answered ${status}`);
         acceptedAt.set(externalId, Date.now());
@@ -90,7 +109,21 @@ export async function runWebhookFanout(service: Service): Promise<{ results: Res
   const receiver = await startReceiver();
   const rounds: Array<Awaited<ReturnType<typeof round>>> = [];
   try {
-    await runCliCommand(['webhook', 'add', '--url', receiver.url, '--entity-type', 'product', '--direction', 'to_webshop', '--secret', 'bench-secret-0123456789'], service.env);
+    await runCliCommand(
+      [
+        'webhook',
+        'add',
+        '--url',
+        receiver.url,
+        '--entity-type',
+        'product',
+        '--direction',
+        'to_webshop',
+        '--secret',
+        'bench-secret-0123456789',
+      ],
+      service.env,
+    );
     for (let r = 1; r <= ROUNDS; r++) {
       const result = await round(service, receiver.arrivals, `R${r}`);
       log(
@@ -106,7 +139,15 @@ export async function runWebhookFanout(service: Service): Promise<{ results: Res
   return {
     rounds,
     results: [
-      { scenario: 'webhook-fanout', metric: 'deliveries/s', value: Math.round(deliveries), baseline: null, ratio: null, target: '≥ 1000', pass: deliveries >= 1000 },
+      {
+        scenario: 'webhook-fanout',
+        metric: 'deliveries/s',
+        value: Math.round(deliveries),
+        baseline: null,
+        ratio: null,
+        target: '≥ 1000',
+        pass: deliveries >= 1000,
+      },
       infoResult('webhook-fanout', 'reports accepted/s', median(rounds.map((r) => r.reportsPerS))),
       limitResult('webhook-fanout', 'report accepted → first delivery p99 ms', median(rounds.map((r) => r.p99Ms)), 100),
       infoResult('webhook-fanout', 'report accepted → first delivery p50 ms', median(rounds.map((r) => r.p50Ms))),
@@ -123,19 +164,48 @@ export async function runWebhookFanout(service: Service): Promise<{ results: Res
 export async function runBacklogDrain(service: Service): Promise<Result> {
   const receiver = await startReceiver();
   try {
-    await runCliCommand(['webhook', 'add', '--url', receiver.url, '--entity-type', 'partner', '--direction', 'to_webshop', '--secret', 'bench-secret-0123456789'], service.env);
+    await runCliCommand(
+      [
+        'webhook',
+        'add',
+        '--url',
+        receiver.url,
+        '--entity-type',
+        'partner',
+        '--direction',
+        'to_webshop',
+        '--secret',
+        'bench-secret-0123456789',
+      ],
+      service.env,
+    );
     const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
     let next = 0;
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
         while (next < FAILURES) {
-          const body = JSON.stringify({ entity_type: 'partner', external_id: `B-${next++}`, source: 'erp', error_message: 'Unknown country' });
+          const body = JSON.stringify({
+            entity_type: 'partner',
+            external_id: `B-${next++}`,
+            source: 'erp',
+            error_message: 'Unknown country',
+          });
           await new Promise<void>((resolve, reject) => {
             const { hostname, port } = new URL(service.url);
-            const req = request({ agent, hostname, port, method: 'POST', path: '/api/v1/failures', headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' } }, (res) => {
-              res.resume();
-              res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`report answered ${res.statusCode}`))));
-            });
+            const req = request(
+              {
+                agent,
+                hostname,
+                port,
+                method: 'POST',
+                path: '/api/v1/failures',
+                headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
+              },
+              (res) => {
+                res.resume();
+                res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`report answered ${res.statusCode}`))));
+              },
+            );
             req.on('error', reject);
             req.end(body);
           });
@@ -143,7 +213,10 @@ export async function runBacklogDrain(service: Service): Promise<Result> {
       }),
     );
     agent.destroy();
-    const worker = spawn(process.execPath, [path.join(ROOT, 'bin', 'sync-gateway.js'), 'worker'], { env: { ...service.env, LOG_LEVEL: 'warn' }, stdio: 'inherit' });
+    const worker = spawn(process.execPath, [path.join(ROOT, 'bin', 'sync-gateway.js'), 'worker'], {
+      env: { ...service.env, LOG_LEVEL: 'warn' },
+      stdio: 'inherit',
+    });
     try {
       let arrivals: Record<string, number> = {};
       const started = Date.now();

@@ -13,7 +13,10 @@ export const accountRoutes: RestRoute[] = [
       'or an account waiting for approval. 5 attempts per minute per IP and per account (429 beyond).',
     strictBody: true,
     public: true,
-    example: { request: { email: 'ops@example.com', password: 'correct horse battery staple' }, response: { token: 'sgs_…', expiresAt: '2026-11-22T16:30:00.000Z', email: 'ops@example.com', role: 'admin' } },
+    example: {
+      request: { email: 'ops@example.com', password: 'correct horse battery staple' },
+      response: { token: 'sgs_…', expiresAt: '2026-11-22T16:30:00.000Z', email: 'ops@example.com', role: 'admin' },
+    },
   },
   {
     field: 'Mutation.register',
@@ -26,7 +29,10 @@ export const accountRoutes: RestRoute[] = [
       'Public. Body {email, password (12+ characters)}. 403 unless REGISTRATION is open (active at once) or approval (pending until an admin approves). 409 if the email exists. 5 per hour per IP.',
     strictBody: true,
     public: true,
-    example: { request: { email: 'new@example.com', password: 'a long passphrase here' }, response: { email: 'new@example.com', status: 'pending' } },
+    example: {
+      request: { email: 'new@example.com', password: 'a long passphrase here' },
+      response: { email: 'new@example.com', status: 'pending' },
+    },
   },
   {
     field: 'Mutation.requestPasswordReset',
@@ -46,7 +52,8 @@ export const accountRoutes: RestRoute[] = [
     path: '/v1/auth/password-reset/confirm',
     tag: 'Admin accounts',
     summary: 'Set a new password with a reset token',
-    description: 'Public. Body {token, password}. 400 for an invalid, used or expired token. Ends the sessions opened with the old password. 3 per hour per IP.',
+    description:
+      'Public. Body {token, password}. 400 for an invalid, used or expired token. Ends the sessions opened with the old password. 3 per hour per IP.',
     strictBody: true,
     public: true,
     example: { request: { token: 'kq3…', password: 'a new long passphrase' }, response: { success: true } },

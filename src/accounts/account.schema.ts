@@ -39,25 +39,30 @@ const Session = builder.objectRef<{ token: string; expiresAt: Date; email: strin
 const Registration = builder.objectRef<{ email: string; status: string }>('Registration').implement({
   fields: (t) => ({ email: t.exposeString('email'), status: t.exposeString('status', { description: 'active, or pending approval.' }) }),
 });
-const Accepted = builder.objectRef<{ accepted: boolean }>('Accepted').implement({ fields: (t) => ({ accepted: t.exposeBoolean('accepted') }) });
+const Accepted = builder
+  .objectRef<{ accepted: boolean }>('Accepted')
+  .implement({ fields: (t) => ({ accepted: t.exposeBoolean('accepted') }) });
 const Success = builder.objectRef<{ success: boolean }>('Success').implement({ fields: (t) => ({ success: t.exposeBoolean('success') }) });
 
 builder.mutationFields((t) => ({
   login: t.field({
     type: Session,
-    description: 'Signs in an admin account (5 per minute per IP and per account). A failure says nothing about whether the account exists.',
+    description:
+      'Signs in an admin account (5 per minute per IP and per account). A failure says nothing about whether the account exists.',
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => login(ctx.accounts, args, ctx.clientIp),
   }),
   register: t.field({
     type: Registration,
-    description: 'Registers an admin account (5 per hour per IP) when REGISTRATION is open or approval; with approval it waits for an admin.',
+    description:
+      'Registers an admin account (5 per hour per IP) when REGISTRATION is open or approval; with approval it waits for an admin.',
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true, description: '12 characters or more.' }) },
     resolve: (_root, args, ctx) => register(ctx.accounts, args, ctx.clientIp),
   }),
   requestPasswordReset: t.field({
     type: Accepted,
-    description: 'Mails a single-use reset token valid for one hour (3 per hour per IP and per account). Same answer whether the account exists or not.',
+    description:
+      'Mails a single-use reset token valid for one hour (3 per hour per IP and per account). Same answer whether the account exists or not.',
     args: { email: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => requestPasswordReset(ctx.accounts, args, ctx.clientIp),
   }),
@@ -73,7 +78,8 @@ builder.mutationFields((t) => ({
   }),
   logout: t.field({
     type: Success,
-    description: 'Ends the calling admin session at once, its open subscriptions (SSE and graphql-ws) included (FORBIDDEN for an API token).',
+    description:
+      'Ends the calling admin session at once, its open subscriptions (SSE and graphql-ws) included (FORBIDDEN for an API token).',
     resolve: async (_root, _args, ctx) => {
       const done = await logout(ctx.prisma, ctx.auth);
       await ctx.credentialsRevoked();

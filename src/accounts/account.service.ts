@@ -15,7 +15,10 @@ import type { RegistrationMode } from './registration';
 const SESSION_PREFIX = 'sgs_';
 const RESET_TTL_MS = 3_600_000;
 
-const email = z.email({ message: 'Must be an email address' }).max(254).transform((e) => e.toLowerCase());
+const email = z
+  .email({ message: 'Must be an email address' })
+  .max(254)
+  .transform((e) => e.toLowerCase());
 const password = z.string().min(12, 'At least 12 characters').max(256, 'At most 256 characters');
 const credentials = z.object({ email, password });
 
@@ -91,7 +94,12 @@ export async function verifySession(prisma: PrismaClient, token: string): Promis
   if (!token.startsWith(SESSION_PREFIX) || token.length > 200) return null;
   const session = await prisma.adminSession.findUnique({ where: { tokenHash: sha256(token) }, include: { account: true } });
   if (!session || session.revokedAt || session.expiresAt.getTime() <= Date.now() || session.account.status !== 'active') return null;
-  return { key: `session:${session.tokenHash.slice(0, 32)}`, name: session.account.email, role: 'admin', sessionTokenHash: session.tokenHash };
+  return {
+    key: `session:${session.tokenHash.slice(0, 32)}`,
+    name: session.account.email,
+    role: 'admin',
+    sessionTokenHash: session.tokenHash,
+  };
 }
 
 /** Ends the caller's own session; an API token cannot sign out. */
@@ -142,7 +150,10 @@ export async function confirmPasswordReset(deps: AccountDeps, input: { token: st
       where: { tokenHash: sha256(c.token), usedAt: null, expiresAt: { gt: new Date() } },
       data: { usedAt: new Date() },
     });
-    if (count === 0) throw new AppError('VALIDATION_FAILED', 'The reset token is invalid, used or expired', [{ field: 'token', message: 'Invalid, used or expired' }]);
+    if (count === 0)
+      throw new AppError('VALIDATION_FAILED', 'The reset token is invalid, used or expired', [
+        { field: 'token', message: 'Invalid, used or expired' },
+      ]);
     const reset = await tx.passwordReset.findUniqueOrThrow({ where: { tokenHash: sha256(c.token) } });
     await tx.adminAccount.update({ where: { id: reset.accountId }, data: { passwordHash: newHash } });
     // A new password ends the sessions opened with the old one.

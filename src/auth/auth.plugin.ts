@@ -14,7 +14,12 @@ export type PublicRoute = { method: string; path: string };
  * GraphiQL page before any plugin runs and never executes a query there.)
  */
 export function useBearerAuth(
-  options: Authenticator & { publicRoutes: readonly PublicRoute[]; publicGraphqlFields: ReadonlySet<string>; graphqlEndpoint: string; logger: Logger },
+  options: Authenticator & {
+    publicRoutes: readonly PublicRoute[];
+    publicGraphqlFields: ReadonlySet<string>;
+    graphqlEndpoint: string;
+    logger: Logger;
+  },
 ): Plugin<object, ServerContext> {
   const isPublic = (method: string, path: string) =>
     options.publicRoutes.some((r) => r.path === path && (r.method === method || (r.method === 'GET' && method === 'HEAD')));

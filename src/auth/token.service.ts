@@ -41,9 +41,7 @@ export async function createToken(
 ): Promise<{ token: string; summary: TokenSummary }> {
   const trimmed = name.trim();
   if (!trimmed || trimmed.length > 100) {
-    throw new AppError('VALIDATION_FAILED', 'A token name is 1 to 100 characters', [
-      { field: 'name', message: '1 to 100 characters' },
-    ]);
+    throw new AppError('VALIDATION_FAILED', 'A token name is 1 to 100 characters', [{ field: 'name', message: '1 to 100 characters' }]);
   }
   if (await prisma.apiToken.findUnique({ where: { name: trimmed } })) {
     throw new AppError('CONFLICT', `A token named ${JSON.stringify(trimmed)} already exists`);

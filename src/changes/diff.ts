@@ -7,9 +7,7 @@ export type FieldMap = Record<string, unknown>;
  * so a partial push never wipes data. Values are compared deeply (objects, arrays, key order ignored).
  */
 export function changedFieldNames(stored: FieldMap, incoming: FieldMap): string[] {
-  return Object.keys(incoming).filter(
-    (key) => !Object.hasOwn(stored, key) || !isDeepStrictEqual(stored[key], incoming[key]),
-  );
+  return Object.keys(incoming).filter((key) => !Object.hasOwn(stored, key) || !isDeepStrictEqual(stored[key], incoming[key]));
 }
 
 export function mergeFields(stored: FieldMap, incoming: FieldMap): FieldMap {

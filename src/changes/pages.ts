@@ -12,10 +12,7 @@ type PageQuery<Row, Where> = {
 /** One page of any list: rows and total in parallel, with the meta of SPEC 2.2. */
 export async function fetchPage<Row, Where>(args: PageArgs, where: Where, query: PageQuery<Row, Where>): Promise<PageShape<Row>> {
   const page = resolvePage(args);
-  const [payload, total] = await Promise.all([
-    query.find(where, { skip: page.offset, take: page.limit }),
-    query.count(where),
-  ]);
+  const [payload, total] = await Promise.all([query.find(where, { skip: page.offset, take: page.limit }), query.count(where)]);
   return { payload, meta: { total, limit: page.limit, offset: page.offset } };
 }
 

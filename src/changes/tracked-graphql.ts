@@ -46,9 +46,7 @@ export function registerTrackedOperations(options: {
   builder.objectField(PendingChanges, names.pendingCount, (t) =>
     t.int({
       resolve: async (_parent, _args, ctx) => {
-        const rows = await ctx.prisma.$queryRawUnsafe<Array<{ n: number }>>(
-          `SELECT count(*)::int AS n FROM "${table}" WHERE pending`,
-        );
+        const rows = await ctx.prisma.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "${table}" WHERE pending`);
         return rows[0]?.n ?? 0;
       },
     }),

@@ -68,11 +68,16 @@ export function trackedRoutes(o: {
       summary: `Acknowledge one ${o.noun}`,
       description:
         `Marks the changes of one ${o.noun} as processed by the webshop. ${ACK_RULE} ` +
-        '404 when the id is unknown; 400 when revision is beyond the record\'s current one; 409 without revision for a record never listed to this client. Idempotent.',
+        "404 when the id is unknown; 400 when revision is beyond the record's current one; 409 without revision for a record never listed to this client. Idempotent.",
       extraErrors: ['CONFLICT'],
       example: { query: '?revision=3', response: { success: true, acknowledged: 1 } },
     },
-    batchAckRoute({ field: `Mutation.${o.fields.ackMany}`, path: `${o.updatedPath}/batch-delete`, tag: o.tag, summary: `Acknowledge many ${o.plural}` }),
+    batchAckRoute({
+      field: `Mutation.${o.fields.ackMany}`,
+      path: `${o.updatedPath}/batch-delete`,
+      tag: o.tag,
+      summary: `Acknowledge many ${o.plural}`,
+    }),
   ];
 }
 
@@ -87,7 +92,13 @@ export function batchAckRoute(o: Pick<RestRoute, 'path' | 'tag' | 'summary'> & {
       "A revision beyond a record's current one is a 400 naming the item, and nothing is acknowledged.",
     bodyLists: { ids: { maxItems: MAX_IDS_PER_ACK }, items: { maxItems: MAX_IDS_PER_ACK } },
     example: {
-      request: { items: [{ id: 42, revision: 3 }, { id: 43, revision: 1 }, { id: 99, revision: 1 }] },
+      request: {
+        items: [
+          { id: 42, revision: 3 },
+          { id: 43, revision: 1 },
+          { id: 99, revision: 1 },
+        ],
+      },
       response: { success: true, acknowledged: 2, notFound: [99], notListed: [] },
     },
   };
@@ -96,7 +107,7 @@ export function batchAckRoute(o: Pick<RestRoute, 'path' | 'tag' | 'summary'> & {
 /** What an acknowledgement covers (ADR 0002), said once for every route that takes one. */
 export const ACK_RULE =
   'An acknowledgement with a revision covers that revision and nothing newer; one by id alone covers the revision last listed to the same API token ' +
-  '(another token\'s listing never widens it), so a change that arrives later, or that only another client was shown, stays pending and is listed again.';
+  "(another token's listing never widens it), so a change that arrives later, or that only another client was shown, stays pending and is listed again.";
 
 /** What every change list says of acknowledgements and of paging with since. */
 export const CHANGE_LIST_RULES =

@@ -21,11 +21,9 @@ export function validateBatch<Schema extends z.ZodType>(
   options: { argName: string; maxItems: number },
 ): { valid: Array<{ index: number; value: z.infer<Schema> }>; errors: SyncErrorShape[] } {
   if (records.length > options.maxItems) {
-    throw new AppError(
-      'PAYLOAD_TOO_LARGE',
-      `At most ${options.maxItems} ${options.argName} per request; got ${records.length}`,
-      [{ field: options.argName, message: `At most ${options.maxItems} items` }],
-    );
+    throw new AppError('PAYLOAD_TOO_LARGE', `At most ${options.maxItems} ${options.argName} per request; got ${records.length}`, [
+      { field: options.argName, message: `At most ${options.maxItems} items` },
+    ]);
   }
   const valid: Array<{ index: number; value: z.infer<Schema> }> = [];
   const errors: SyncErrorShape[] = [];

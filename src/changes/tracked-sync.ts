@@ -135,10 +135,7 @@ function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord, 
     });
     return 'created';
   }
-  const changed = [
-    ...changedFieldNames(state.data, record.fields),
-    ...changedFieldNames(state.columns, sentColumns),
-  ];
+  const changed = [...changedFieldNames(state.data, record.fields), ...changedFieldNames(state.columns, sentColumns)];
   if (changed.length === 0) return 'unchanged';
   state.data = mergeFields(state.data, record.fields);
   state.columns = mergeFields(state.columns, sentColumns);

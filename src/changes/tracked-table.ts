@@ -42,12 +42,7 @@ export type AckOutcome = {
  * this reader was last listed. Nothing newer, and nothing another reader was shown. Items naming
  * a revision beyond the record's current one are refused as a whole before anything is written.
  */
-export async function acknowledge(
-  db: SqlRunner,
-  table: TrackedTableName,
-  reader: string,
-  items: readonly AckItem[],
-): Promise<AckOutcome> {
+export async function acknowledge(db: SqlRunner, table: TrackedTableName, reader: string, items: readonly AckItem[]): Promise<AckOutcome> {
   const outcome: AckOutcome = { acknowledged: [], notFound: [], notListed: [], futureRevisions: [] };
   if (items.length === 0) return outcome;
   const payload = JSON.stringify(items.map((i) => ({ id: i.id, revision: i.revision ?? null })));

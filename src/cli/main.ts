@@ -11,20 +11,24 @@ import { startServer, startWorker, stopOnSignals } from '../server';
 import { setWebhookNetworks } from '../webhooks/network-policy';
 import { createSecretBox, loadEncryptionKey } from '../webhooks/secret-box';
 import { sendTestEvent } from '../webhooks/webhook-test.service';
-import { createWebhook, listWebhooks, removeWebhook, rotateWebhookSecret, updateWebhook, type WebhookInput } from '../webhooks/webhook.service';
+import {
+  createWebhook,
+  listWebhooks,
+  removeWebhook,
+  rotateWebhookSecret,
+  updateWebhook,
+  type WebhookInput,
+} from '../webhooks/webhook.service';
 
 /**
  * The CLI and the server share one configuration: env, DATA_DIR, DATABASE_URL. Commands other
  * than `migrate` bring the schema up to date first, so they work on a fresh data directory.
  */
-async function withDatabase<T>(
-  fn: (db: Database, config: AppConfig) => Promise<T>,
-  { migrateFirst = true } = {},
-): Promise<T> {
+async function withDatabase<T>(fn: (db: Database, config: AppConfig) => Promise<T>, { migrateFirst = true } = {}): Promise<T> {
   const config = loadConfig();
   setWebhookNetworks(config.webhookNetworks);
   // Commands print their results on stdout; only problems are logged, to stderr.
-  const logger = createLogger({ logLevel: config.logLevel === "info" ? "warn" : config.logLevel }, 2);
+  const logger = createLogger({ logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, 2);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedFsync: config.embeddedFsync, logger });
   try {
     if (migrateFirst) await db.migrate();
@@ -40,9 +44,7 @@ const role = (value: string) => {
 };
 
 export function buildCli(): Command {
-  const program = new Command('sync-gateway')
-    .description('ERP ↔ webshop synchronisation middleware')
-    .showHelpAfterError();
+  const program = new Command('sync-gateway').description('ERP ↔ webshop synchronisation middleware').showHelpAfterError();
 
   program
     .command('serve')
@@ -170,7 +172,9 @@ export function buildCli(): Command {
         const box = createSecretBox(await loadEncryptionKey(config));
         const w = await rotateWebhookSecret(db.prisma, box, webhookId(id), { graceSeconds: opts.grace });
         const until = new Date(Date.now() + opts.grace * 1000).toISOString();
-        console.log(`rotated the secret of webhook ${w.id}; ${opts.grace > 0 ? `the old secret stays valid until ${until}` : 'the old secret is no longer valid'}`);
+        console.log(
+          `rotated the secret of webhook ${w.id}; ${opts.grace > 0 ? `the old secret stays valid until ${until}` : 'the old secret is no longer valid'}`,
+        );
         printSecret(w.newSecret!);
       }),
     );
@@ -182,7 +186,9 @@ export function buildCli(): Command {
       withDatabase(async (db, config) => {
         const box = createSecretBox(await loadEncryptionKey(config));
         const result = await sendTestEvent(db.prisma, box, webhookId(id));
-        console.log(`${result.outcome}${result.statusCode !== null ? ` (HTTP ${result.statusCode})` : ''} in ${result.durationMs} ms${result.error ? `: ${result.error}` : ''}`);
+        console.log(
+          `${result.outcome}${result.statusCode !== null ? ` (HTTP ${result.statusCode})` : ''} in ${result.durationMs} ms${result.error ? `: ${result.error}` : ''}`,
+        );
         if (result.responseBodyExcerpt) console.log(result.responseBodyExcerpt);
         if (result.outcome !== 'delivered') process.exitCode = 1;
       }),
@@ -197,7 +203,10 @@ export function buildCli(): Command {
         console.table(rows.map((w) => ({ id: w.id, entityType: w.entityType, direction: w.direction, url: w.url, active: w.active })));
       }),
     );
-  for (const [command, active] of [['disable', false], ['enable', true]] as const) {
+  for (const [command, active] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
     webhook
       .command(command)
       .argument('<id>')

@@ -34,7 +34,10 @@ const envSchema = z.object({
   /** Admin self-registration: closed (default), approval (pending until an admin approves) or open. */
   REGISTRATION: z.enum(REGISTRATION_MODES).default('closed'),
   /** Mail for password resets; without it the reset token is written to the log. */
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
   MAIL_FROM: z.string().default('sync-gateway <no-reply@localhost>'),
   SESSION_TTL_MINUTES: z.coerce.number().int().positive().default(480),
   /** Also serve /metrics without a token on this port (bind HOST to a private interface). */
@@ -63,7 +66,11 @@ const envSchema = z.object({
    */
   EMBEDDED_FSYNC: z.enum(['true', 'false']).default('true'),
   /** Largest accepted request body; the batch limits (5,000 products…) sit well below it. */
-  MAX_BODY_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
   /** Writing lastUsedAt on every request would turn each poll into a write. */
   TOKEN_LAST_USED_RESOLUTION_MS: z.coerce.number().int().min(0).default(60_000),
   /** How long a verified API token is trusted without a lookup; a revocation elsewhere waits this long. 0 turns it off. */
@@ -81,7 +88,8 @@ function networkList() {
     .default('')
     .superRefine((text, ctx) => {
       const { invalid } = parseNetworkList(text);
-      if (invalid.length > 0) ctx.addIssue({ code: 'custom', message: `not networks in CIDR notation (like 10.0.0.0/8 or fd00::/8): ${invalid.join(', ')}` });
+      if (invalid.length > 0)
+        ctx.addIssue({ code: 'custom', message: `not networks in CIDR notation (like 10.0.0.0/8 or fd00::/8): ${invalid.join(', ')}` });
     })
     .transform((text) => parseNetworkList(text).networks);
 }
@@ -125,14 +133,10 @@ export class ConfigError extends Error {
 
 /** Parses the environment once, at start; every bad variable is reported, not just the first. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const blankAsUnset = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
-  );
+  const blankAsUnset = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = envSchema.safeParse(blankAsUnset);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const e = parsed.data;
   return {
@@ -167,7 +171,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mailFrom: e.MAIL_FROM,
     sessionTtlMs: e.SESSION_TTL_MINUTES * 60_000,
     metricsPort: e.METRICS_PORT,
-    corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    corsOrigins: e.CORS_ORIGINS.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
     maxBodyBytes: e.MAX_BODY_BYTES,
     tokenLastUsedResolutionMs: e.TOKEN_LAST_USED_RESOLUTION_MS,
     tokenCacheTtlMs: e.TOKEN_CACHE_TTL_MS,

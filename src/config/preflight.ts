@@ -22,7 +22,9 @@ type PreflightConfig = Pick<AppConfig, 'host' | 'port' | 'dataDir' | 'databaseUr
 export async function preflight(config: PreflightConfig, options: { listen: boolean }): Promise<void> {
   const problems: string[] = [];
   if (config.databaseUrl && !config.encryptionKey) {
-    problems.push('ENCRYPTION_KEY is required with DATABASE_URL (every replica must use the same key): generate one with `openssl rand -hex 32`');
+    problems.push(
+      'ENCRYPTION_KEY is required with DATABASE_URL (every replica must use the same key): generate one with `openssl rand -hex 32`',
+    );
   }
   if (!config.databaseUrl) {
     const dataDirProblem = await dataDirectoryProblem(config.dataDir);
@@ -37,9 +39,13 @@ export async function preflight(config: PreflightConfig, options: { listen: bool
 
 /** Creates DATA_DIR when missing and proves it writable by writing a file (a mode check would pass for root). */
 export async function dataDirectoryProblem(dataDir: string): Promise<string | undefined> {
-  const existing = await stat(dataDir).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' || error.code === 'ENOTDIR' ? undefined : error));
-  if (existing instanceof Error) return `DATA_DIR ${dataDir} cannot be read (${existing.code ?? existing.message}): point DATA_DIR at a writable directory`;
-  if (existing && !existing.isDirectory()) return `DATA_DIR ${dataDir} is a file, not a directory: point DATA_DIR at a directory (it is created when missing)`;
+  const existing = await stat(dataDir).catch((error: NodeJS.ErrnoException) =>
+    error.code === 'ENOENT' || error.code === 'ENOTDIR' ? undefined : error,
+  );
+  if (existing instanceof Error)
+    return `DATA_DIR ${dataDir} cannot be read (${existing.code ?? existing.message}): point DATA_DIR at a writable directory`;
+  if (existing && !existing.isDirectory())
+    return `DATA_DIR ${dataDir} is a file, not a directory: point DATA_DIR at a directory (it is created when missing)`;
   try {
     if (!existing) await mkdir(dataDir, { recursive: true });
     const probe = path.join(dataDir, `.write-test-${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -60,9 +66,11 @@ export function portProblemOf(host: string, port: number): Promise<string | unde
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) => {
       const where = `${host}:${port}`;
-      if (error.code === 'EADDRINUSE') resolve(`PORT ${port} is already in use on ${host} (${where}): stop the other process or set PORT to a free port`);
+      if (error.code === 'EADDRINUSE')
+        resolve(`PORT ${port} is already in use on ${host} (${where}): stop the other process or set PORT to a free port`);
       else if (error.code === 'EACCES') resolve(`PORT ${port} on ${host} needs privileges this user lacks: use a port above 1023`);
-      else if (error.code === 'EADDRNOTAVAIL') resolve(`HOST ${host} is not an address of this machine: use 127.0.0.1, 0.0.0.0 or one of its interfaces`);
+      else if (error.code === 'EADDRNOTAVAIL')
+        resolve(`HOST ${host} is not an address of this machine: use 127.0.0.1, 0.0.0.0 or one of its interfaces`);
       else resolve(`cannot listen on ${where} (${error.code ?? error.message})`);
     });
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));

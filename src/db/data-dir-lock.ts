@@ -27,15 +27,10 @@ const STALE_MS = 20_000;
  * The lock is refreshed while held, so a lock of a crashed holder elsewhere goes stale; a holder
  * recorded on this host that is gone (see lock-holder.ts) gives the lock up at once.
  */
-export async function lockDataDir(
-  dataDir: string,
-  onCompromised: (error: Error) => void,
-  logger?: Logger,
-): Promise<() => Promise<void>> {
+export async function lockDataDir(dataDir: string, onCompromised: (error: Error) => void, logger?: Logger): Promise<() => Promise<void>> {
   await mkdir(dataDir, { recursive: true });
   const lockPath = path.join(dataDir, 'sync-gateway.lock');
-  const lock = () =>
-    lockfile.lock(dataDir, { lockfilePath: lockPath, stale: STALE_MS, update: 5_000, realpath: false, onCompromised });
+  const lock = () => lockfile.lock(dataDir, { lockfilePath: lockPath, stale: STALE_MS, update: 5_000, realpath: false, onCompromised });
   let release: () => Promise<void>;
   try {
     release = await lock();
@@ -43,7 +38,10 @@ export async function lockDataDir(
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
     const holder = await currentHolder(lockPath);
     if (!holder || !holderIsGone(holder) || !(await discardLock(lockPath, holder))) throw new DataDirLockedError(dataDir, holder);
-    logger?.warn({ holder: { pid: holder.pid, hostname: holder.hostname } }, 'the data directory lock was left by a process that is gone; taking it over');
+    logger?.warn(
+      { holder: { pid: holder.pid, hostname: holder.hostname } },
+      'the data directory lock was left by a process that is gone; taking it over',
+    );
     try {
       release = await lock();
     } catch (again) {

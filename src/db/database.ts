@@ -41,11 +41,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 async function openPglite(dataDir: string, logger: Logger, fsync: boolean): Promise<Database> {
-  const release = await lockDataDir(dataDir, (error) => {
-    // Someone removed or stole the lock: keeping on writing could corrupt the store.
-    logger.fatal({ err: error }, 'lost the data directory lock; stopping');
-    process.exit(70);
-  }, logger);
+  const release = await lockDataDir(
+    dataDir,
+    (error) => {
+      // Someone removed or stole the lock: keeping on writing could corrupt the store.
+      logger.fatal({ err: error }, 'lost the data directory lock; stopping');
+      process.exit(70);
+    },
+    logger,
+  );
   try {
     const pglite = await openEmbeddedStore(path.join(dataDir, 'pglite'), { fsync, logger });
     const adapter = new PrismaPGlite(pglite);
@@ -113,10 +117,7 @@ export async function migratePostgres(databaseUrl: string, logger?: Logger): Pro
   }
 }
 
-async function runMigrations(
-  adapter: SqlMigrationAwareDriverAdapterFactory,
-  logger?: Logger,
-): Promise<string[]> {
+async function runMigrations(adapter: SqlMigrationAwareDriverAdapterFactory, logger?: Logger): Promise<string[]> {
   const applied = await applyMigrations(adapter, (line) => logger?.debug({ engine: line }, 'schema engine'));
   if (applied.length > 0) logger?.info({ applied }, 'applied database migrations');
   return applied;

@@ -2,10 +2,7 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import {
-  bindMigrationAwareSqlAdapterFactory,
-  type SqlMigrationAwareDriverAdapterFactory,
-} from '@prisma/driver-adapter-utils';
+import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import * as engineGlue from '@prisma/schema-engine-wasm/schema_engine_bg';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm/schema_engine_bg';
 
@@ -64,10 +61,7 @@ function wasmImports(): WebAssembly.ModuleImports {
 /** The package's exports hide the .wasm and Node cannot import it as ESM, so it is loaded by path. */
 function loadWasm(): Promise<void> {
   wasmReady ??= (async () => {
-    const wasmPath = path.join(
-      path.dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')),
-      'schema_engine_bg.wasm',
-    );
+    const wasmPath = path.join(path.dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')), 'schema_engine_bg.wasm');
     const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), {
       './schema_engine_bg.js': wasmImports(),
     });
@@ -119,10 +113,7 @@ export async function readMigrationList(dir = MIGRATIONS_DIR): Promise<Migration
 }
 
 /** Applies pending migrations; returns the names applied by this call. */
-export async function applyMigrations(
-  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
-  log?: EngineLog,
-): Promise<string[]> {
+export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAdapterFactory, log?: EngineLog): Promise<string[]> {
   return engineOperation(async () => {
     const engine = await openSchemaEngine(adapterFactory, log);
     try {
@@ -176,9 +167,7 @@ export async function diffMigrationsToSchema(): Promise<string> {
 }
 
 function isEmptyScript(script: string): boolean {
-  return script
-    .split('\n')
-    .every((line) => line.trim() === '' || line.trim().startsWith('--'));
+  return script.split('\n').every((line) => line.trim() === '' || line.trim().startsWith('--'));
 }
 
 /**
@@ -199,7 +188,11 @@ export async function createMigration(name: string): Promise<string | undefined>
   const script = await diffMigrationsToSchema();
   if (!script) return undefined;
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'migration';
+  const slug =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_|_$/g, '') || 'migration';
   const folder = path.join(MIGRATIONS_DIR, `${stamp}_${slug}`);
   await mkdir(folder);
   await writeFile(path.join(folder, 'migration.sql'), script);

@@ -48,7 +48,10 @@ export async function waitForPostgres(connectionString: string, options: { timeo
       const elapsed = Date.now() - started;
       const delay = Math.min(500 * 2 ** (attempt - 1), 10_000);
       if (elapsed + delay > options.timeoutMs) {
-        options.logger.fatal({ ...where, cause: describeDatabaseError(error), attempts: attempt }, 'database still unreachable; giving up (DATABASE_CONNECT_TIMEOUT_MS)');
+        options.logger.fatal(
+          { ...where, cause: describeDatabaseError(error), attempts: attempt },
+          'database still unreachable; giving up (DATABASE_CONNECT_TIMEOUT_MS)',
+        );
         throw error;
       }
       options.logger.warn(

@@ -56,12 +56,7 @@ export const validationFailed = (details: ErrorDetail[]): AppError =>
     details,
   );
 
-export function errorBody(
-  code: ErrorCode,
-  message: string,
-  details?: ErrorDetail[],
-  requestId?: string,
-): ErrorBody {
+export function errorBody(code: ErrorCode, message: string, details?: ErrorDetail[], requestId?: string): ErrorBody {
   return {
     error: {
       code,

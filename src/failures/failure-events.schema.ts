@@ -13,7 +13,9 @@ const EventErrorDetail = builder.objectRef<{ field: string; message: string }>('
 const SyncFailureEventType = builder.objectRef<SyncFailureEvent>('SyncFailureEvent').implement({
   fields: (t) => ({
     event: t.exposeString('event'),
-    failure_id: t.exposeInt('failure_id', { description: 'The stored failure, for failure(id) and resolveFailure (not part of the webhook payload).' }),
+    failure_id: t.exposeInt('failure_id', {
+      description: 'The stored failure, for failure(id) and resolveFailure (not part of the webhook payload).',
+    }),
     entity_type: t.exposeString('entity_type'),
     external_id: t.exposeString('external_id', { nullable: true }),
     source: t.exposeString('source'),

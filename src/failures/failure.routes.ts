@@ -81,7 +81,13 @@ export const failureRoutes: RestRoute[] = [
     strictBody: true,
     example: {
       request: { note: 'Fixed the price in the ERP' },
-      response: { ...exampleFailure, status: 'resolved', resolvedAt: '2026-11-22T09:00:00.000Z', resolvedBy: 'ops', resolutionNote: 'Fixed the price in the ERP' },
+      response: {
+        ...exampleFailure,
+        status: 'resolved',
+        resolvedAt: '2026-11-22T09:00:00.000Z',
+        resolvedBy: 'ops',
+        resolutionNote: 'Fixed the price in the ERP',
+      },
     },
   },
   {

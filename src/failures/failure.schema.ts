@@ -59,15 +59,13 @@ const SyncFailureDetail = builder.objectRef<SyncFailureRow>('SyncFailureDetail')
   }),
 });
 
-const ReportFailureResult = builder
-  .objectRef<{ id: number; status: 'open'; deliveries: number }>('ReportFailureResult')
-  .implement({
-    fields: (t) => ({
-      id: t.exposeInt('id'),
-      status: t.field({ type: FailureStatus, resolve: (r) => r.status }),
-      deliveries: t.exposeInt('deliveries', { description: 'Webhook deliveries queued for the opposite system.' }),
-    }),
-  });
+const ReportFailureResult = builder.objectRef<{ id: number; status: 'open'; deliveries: number }>('ReportFailureResult').implement({
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    status: t.field({ type: FailureStatus, resolve: (r) => r.status }),
+    deliveries: t.exposeInt('deliveries', { description: 'Webhook deliveries queued for the opposite system.' }),
+  }),
+});
 
 const AckUpdateResult = builder
   .objectRef<{ success: boolean; acknowledged: number; resolvedFailures: number }>('AckUpdateResult')

@@ -33,7 +33,11 @@ export function useBodyLimits(options: { maxBytes: number; graphqlEndpoint: stri
         endResponse(
           url.pathname === options.graphqlEndpoint
             ? Response.json(
-                { errors: [{ message: error.message, extensions: { code: error.code, ...(error.details ? { details: error.details } : {}) } }] },
+                {
+                  errors: [
+                    { message: error.message, extensions: { code: error.code, ...(error.details ? { details: error.details } : {}) } },
+                  ],
+                },
                 { status: errorStatus[error.code] },
               )
             : errorResponse(error.code, error.message, error.details, serverContext.requestId),

@@ -54,12 +54,31 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
         return;
       }
       if (!allowed.includes(request.method)) {
-        endResponse(errorResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${url.pathname}; allowed: ${allow}`, undefined, serverContext.requestId, { allow }));
+        endResponse(
+          errorResponse(
+            'METHOD_NOT_ALLOWED',
+            `${request.method} is not allowed on ${url.pathname}; allowed: ${allow}`,
+            undefined,
+            serverContext.requestId,
+            { allow },
+          ),
+        );
         return;
       }
-      if (request.method === 'HEAD' && url.pathname === options.graphqlEndpoint && options.graphiqlPage && request.headers.get('accept')?.includes('text/html')) {
+      if (
+        request.method === 'HEAD' &&
+        url.pathname === options.graphqlEndpoint &&
+        options.graphiqlPage &&
+        request.headers.get('accept')?.includes('text/html')
+      ) {
         graphiqlLength ??= Buffer.byteLength(options.graphiqlPage());
-        endResponse(new Response(null, { status: 200, statusText: 'OK', headers: { 'content-type': 'text/html', 'content-length': String(graphiqlLength) } }));
+        endResponse(
+          new Response(null, {
+            status: 200,
+            statusText: 'OK',
+            headers: { 'content-type': 'text/html', 'content-length': String(graphiqlLength) },
+          }),
+        );
         return;
       }
       if (request.method === 'HEAD') {
@@ -81,13 +100,21 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
 
       let graphqlBody: string | undefined;
       if (url.pathname === options.graphqlEndpoint && response.status >= 400 && contentType?.startsWith('application/json')) {
-        const rest = (await response.clone().json().catch(() => undefined)) as Partial<ErrorBody> | undefined;
+        const rest = (await response
+          .clone()
+          .json()
+          .catch(() => undefined)) as Partial<ErrorBody> | undefined;
         if (rest?.error) graphqlBody = JSON.stringify(graphqlShaped(rest as ErrorBody));
       }
 
       if (response.status === 201) {
         const location = locations.get(`${request.method} ${url.pathname.replace(/\/$/, '')}`);
-        const created = location ? ((await response.clone().json().catch(() => undefined)) as Record<string, unknown> | undefined) : undefined;
+        const created = location
+          ? ((await response
+              .clone()
+              .json()
+              .catch(() => undefined)) as Record<string, unknown> | undefined)
+          : undefined;
         const target = location && created ? fillLocation(location, created) : undefined;
         if (target) headers.set('location', target);
       }

@@ -4,14 +4,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 import { errorResponse } from '../errors/app-error';
 import type { ServerContext } from '../graphql/context';
 import { IDEMPOTENCY_HEADER, idempotencyRef, keyProblem, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
-import {
-  claimKey,
-  completeKey,
-  pruneExpiredKeys,
-  releaseKey,
-  renewLease,
-  type KeyIdentity,
-} from '../idempotency/idempotency.service';
+import { claimKey, completeKey, pruneExpiredKeys, releaseKey, renewLease, type KeyIdentity } from '../idempotency/idempotency.service';
 import { API_BASE, createRouteMatcher, type RestRoute } from '../rest/route-table';
 
 /** The headers of an answer that belong to it (not to the moment it is sent, like rate-limit counters). */
@@ -65,7 +58,14 @@ export function useIdempotencyKeys(options: IdempotencyOptions): Plugin<object, 
       if (match === undefined || match === 'method-not-allowed' || match.route.public) return;
       const problem = keyProblem(value);
       if (problem) {
-        endResponse(errorResponse('VALIDATION_FAILED', `Invalid ${IDEMPOTENCY_HEADER} header: ${problem}`, [{ field: IDEMPOTENCY_HEADER, message: problem }], serverContext.requestId));
+        endResponse(
+          errorResponse(
+            'VALIDATION_FAILED',
+            `Invalid ${IDEMPOTENCY_HEADER} header: ${problem}`,
+            [{ field: IDEMPOTENCY_HEADER, message: problem }],
+            serverContext.requestId,
+          ),
+        );
         return;
       }
       const id: KeyIdentity = { scope: auth.key, key: value };
@@ -75,18 +75,31 @@ export function useIdempotencyKeys(options: IdempotencyOptions): Plugin<object, 
         outcome = await claimKey(prisma, id, fingerprint, leaseMs);
       } catch (error) {
         logger.error({ err: error, requestId: serverContext.requestId }, 'idempotency key could not be claimed');
-        endResponse(errorResponse('SERVICE_UNAVAILABLE', 'The database is unavailable; retry with the same Idempotency-Key', undefined, serverContext.requestId, { 'retry-after': '5' }));
+        endResponse(
+          errorResponse(
+            'SERVICE_UNAVAILABLE',
+            'The database is unavailable; retry with the same Idempotency-Key',
+            undefined,
+            serverContext.requestId,
+            { 'retry-after': '5' },
+          ),
+        );
         return;
       }
       pruneNowAndThen();
       switch (outcome.kind) {
         case 'claimed': {
           const claimedAt = Date.now();
-          const renewal = setInterval(() => {
-            // A request whose answer never came (a later plugin threw, so no onResponse) must not hold its key forever.
-            if (Date.now() - claimedAt > maxHoldMs) return clearInterval(renewal);
-            renewLease(prisma, id, outcome.leaseToken, leaseMs).catch((error: unknown) => logger.warn({ err: error }, 'idempotency lease not renewed'));
-          }, Math.max(1, Math.floor(leaseMs / 3)));
+          const renewal = setInterval(
+            () => {
+              // A request whose answer never came (a later plugin threw, so no onResponse) must not hold its key forever.
+              if (Date.now() - claimedAt > maxHoldMs) return clearInterval(renewal);
+              renewLease(prisma, id, outcome.leaseToken, leaseMs).catch((error: unknown) =>
+                logger.warn({ err: error }, 'idempotency lease not renewed'),
+              );
+            },
+            Math.max(1, Math.floor(leaseMs / 3)),
+          );
           renewal.unref();
           held.set(serverContext, { id, leaseToken: outcome.leaseToken, renewal });
           serverContext.idempotencyRef = idempotencyRef(id.scope, id.key, outcome.since);
@@ -137,7 +150,11 @@ export function useIdempotencyKeys(options: IdempotencyOptions): Plugin<object, 
           const headerValue = response.headers.get(name);
           if (headerValue !== null) headers[name] = headerValue;
         }
-        const stored = await completeKey(prisma, claim.id, claim.leaseToken, { status: response.status, body: await response.clone().text(), headers });
+        const stored = await completeKey(prisma, claim.id, claim.leaseToken, {
+          status: response.status,
+          body: await response.clone().text(),
+          headers,
+        });
         if (!stored) logger.warn({ requestId: serverContext.requestId }, 'idempotency lease was lost before the answer was stored');
       } catch (error) {
         // The lease then runs out and a retry runs the request again: the answer is not lost, only not replayed.

@@ -7,9 +7,7 @@ import type { AuthInfo } from '../auth/token.service';
 export const GRAPHQL_WS_CONTEXT_FLAG = 'viaGraphqlWs';
 
 const revokedResult = (): ExecutionResult => ({
-  errors: [
-    new GraphQLError('The token or session of this subscription was revoked', { extensions: { code: 'UNAUTHENTICATED' } }),
-  ],
+  errors: [new GraphQLError('The token or session of this subscription was revoked', { extensions: { code: 'UNAUTHENTICATED' } })],
 });
 
 /**

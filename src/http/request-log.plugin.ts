@@ -24,7 +24,10 @@ export function useRequestLog(logger: Logger): Plugin<object, ServerContext> {
       const url = new URL(request.url);
       const status = response.status;
       if (status >= 400 && response.headers.get('content-type')?.includes('application/json') && url.pathname !== GRAPHQL_ENDPOINT) {
-        const body = (await response.clone().json().catch(() => undefined)) as { error?: Record<string, unknown> } | undefined;
+        const body = (await response
+          .clone()
+          .json()
+          .catch(() => undefined)) as { error?: Record<string, unknown> } | undefined;
         if (body?.error && !body.error.requestId) {
           body.error.requestId = requestId;
           setResponse(Response.json(body, { status, headers: response.headers }));

@@ -44,7 +44,11 @@ function classify(request: Request, bodyText: string | undefined, pathname: stri
   }
 }
 
-function clientIp(serverContext: ServerContext & { req?: { socket?: { remoteAddress?: string } } }, request: Request, trustProxy: boolean): string {
+function clientIp(
+  serverContext: ServerContext & { req?: { socket?: { remoteAddress?: string } } },
+  request: Request,
+  trustProxy: boolean,
+): string {
   if (trustProxy) {
     const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
     if (forwarded) return forwarded;

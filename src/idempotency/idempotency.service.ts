@@ -34,12 +34,7 @@ type ExistingRow = {
  * holder stopped renewing its lease (a crashed process). Row locking makes exactly one of
  * concurrent claimants win on both backends.
  */
-export async function claimKey(
-  prisma: PrismaClient,
-  id: KeyIdentity,
-  fingerprint: string,
-  leaseMs: number,
-): Promise<ClaimOutcome> {
+export async function claimKey(prisma: PrismaClient, id: KeyIdentity, fingerprint: string, leaseMs: number): Promise<ClaimOutcome> {
   const leaseToken = randomUUID();
   // A key deleted between the two statements (a 5xx released it, pruning) is claimed on the next round.
   for (let attempt = 0; attempt < 3; attempt++) {

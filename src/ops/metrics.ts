@@ -12,7 +12,12 @@ export function createMetrics(prisma: PrismaClient) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'sync_gateway_' });
   const labels = ['route', 'method', 'status'] as const;
-  const requests = new Counter({ name: 'sync_gateway_http_requests_total', help: 'HTTP requests by route template, method and status.', labelNames: labels, registers: [registry] });
+  const requests = new Counter({
+    name: 'sync_gateway_http_requests_total',
+    help: 'HTTP requests by route template, method and status.',
+    labelNames: labels,
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'sync_gateway_http_request_duration_seconds',
     help: 'HTTP request duration by route template, method and status.',

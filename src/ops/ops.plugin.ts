@@ -36,7 +36,9 @@ export function useOps(options: {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
       if (url.pathname === READY_PATH) {
         const state = await options.readiness();
-        endResponse(Response.json({ status: state.ready ? 'ready' : 'not ready', checks: state.checks }, { status: state.ready ? 200 : 503 }));
+        endResponse(
+          Response.json({ status: state.ready ? 'ready' : 'not ready', checks: state.checks }, { status: state.ready ? 200 : 503 }),
+        );
       } else if (url.pathname === METRICS_PATH) {
         try {
           const text = await options.metrics.registry.metrics();

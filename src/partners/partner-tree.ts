@@ -39,9 +39,7 @@ export function planPartnerBatch(records: readonly PartnerLink[], stored: Readon
       const order = [...accepted]
         .sort((a, b) => depth.get(a.externalId)! - depth.get(b.externalId)! || a.index - b.index)
         .map((r) => r.index);
-      const rejected = new Map(
-        records.filter((r) => reasons.has(r.externalId)).map((r) => [r.index, reasons.get(r.externalId)!]),
-      );
+      const rejected = new Map(records.filter((r) => reasons.has(r.externalId)).map((r) => [r.index, reasons.get(r.externalId)!]));
       return { order, rejected };
     }
     for (const id of failed) {
@@ -102,10 +100,7 @@ function evaluate(
       if (!parents.has(parent)) {
         path.pop();
         direct.add(node);
-        problem.set(
-          node,
-          rejectedBefore.has(parent) ? `parent ${parent} is rejected` : `unknown parent ${parent}`,
-        );
+        problem.set(node, rejectedBefore.has(parent) ? `parent ${parent} is rejected` : `unknown parent ${parent}`);
         fate = { problem: `parent ${node} is rejected` };
         break;
       }

@@ -38,7 +38,10 @@ export const partnerRoutes: RestRoute[] = [
         'is rejected with an error on parent_external_id that names the cycle ("circular reference: A → B → A"); children of a rejected new partner are rejected too; the rest of the batch is stored.',
     },
     listDescription: 'Records add parentExternalId, parentId (middleware id of the parent) and type. ',
-    example: { input: { external_id: 'CUST-7-DELIVERY', type: 'D', parent_external_id: 'CUST-7', name: 'Warehouse gate 2' }, record: exampleRecord },
+    example: {
+      input: { external_id: 'CUST-7-DELIVERY', type: 'D', parent_external_id: 'CUST-7', name: 'Warehouse gate 2' },
+      record: exampleRecord,
+    },
   }),
   {
     field: 'Query.partnerHierarchy',

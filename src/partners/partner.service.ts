@@ -21,11 +21,7 @@ const partnerTable: TrackedTableSpec = {
 /** Serialises partner batches: two concurrent batches could otherwise close a cycle together. */
 const PARTNER_TREE_LOCK = 7_301_001;
 
-export async function syncPartners(
-  prisma: PrismaClient,
-  records: readonly unknown[],
-  context: string,
-): Promise<SyncResultShape> {
+export async function syncPartners(prisma: PrismaClient, records: readonly unknown[], context: string): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, partnerInput, { argName: 'partners', maxItems: MAX_PARTNERS_PER_REQUEST });
   const { outcomes, rejected } = await inTransaction(prisma, async (tx) => {
     await tx.$queryRawUnsafe(`SELECT 1 AS locked FROM pg_advisory_xact_lock(${PARTNER_TREE_LOCK})`);
@@ -50,7 +46,10 @@ export async function syncPartners(
       })),
       context,
     );
-    await resolveParentIds(tx, ordered.map((r) => r.external_id));
+    await resolveParentIds(
+      tx,
+      ordered.map((r) => r.external_id),
+    );
     return { outcomes: result.outcomes, rejected: plan.rejected };
   });
   const treeErrors: SyncErrorShape[] = [...rejected].map(([i, message]) => ({

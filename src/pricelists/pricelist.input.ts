@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
 // Year 0000 matches YYYY-MM-DD but is no date PostgreSQL accepts.
-const isoDate = z.iso.date({ message: 'Must be a date YYYY-MM-DD' }).refine((v) => v >= '0001-01-01', { message: 'Must be 0001-01-01 or later' });
+const isoDate = z.iso
+  .date({ message: 'Must be a date YYYY-MM-DD' })
+  .refine((v) => v >= '0001-01-01', { message: 'Must be 0001-01-01 or later' });
 
 /** One entry of a product's `pricelists` array. The entry is complete: a date left out is none. */
 export const priceItemInput = z

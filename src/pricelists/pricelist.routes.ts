@@ -27,19 +27,28 @@ export const pricelistRoutes: RestRoute[] = [
       'an entry is complete, a date left out is none). An item is listed when it is new or its price or dates changed; ' +
       'a re-sync with the same price is not listed again, and a pricelist rename alone is not a change. ' +
       'previousPrice is the price before the latest price change. Ordered by updatedAt then id. ' +
-      'Acknowledge with POST /api/v1/pricelists/updated/batch-delete. ' + CHANGE_LIST_RULES,
+      'Acknowledge with POST /api/v1/pricelists/updated/batch-delete. ' +
+      CHANGE_LIST_RULES,
     paginated: true,
     example: { query: '?limit=50', response: { payload: [exampleItem], meta: { total: 1, limit: 50, offset: 0 } } },
   },
-  batchAckRoute({ field: 'Mutation.acknowledgePriceItems', path: '/v1/pricelists/updated/batch-delete', tag: 'Pricelists', summary: 'Acknowledge price items' }),
+  batchAckRoute({
+    field: 'Mutation.acknowledgePriceItems',
+    path: '/v1/pricelists/updated/batch-delete',
+    tag: 'Pricelists',
+    summary: 'Acknowledge price items',
+  }),
   {
     field: 'Query.pricelists',
     method: 'GET',
     path: '/v1/pricelists',
     tag: 'Pricelists',
     summary: 'Distinct pricelists',
-    description: 'Every pricelist seen in the price items: id (its external id), name (the latest) and itemCount; ordered by id; limit (default 50, max 500) and offset.',
-    example: { response: { payload: [{ id: 'RETAIL-EUR', name: 'Retail EUR', itemCount: 1250 }], meta: { total: 1, limit: 50, offset: 0 } } },
+    description:
+      'Every pricelist seen in the price items: id (its external id), name (the latest) and itemCount; ordered by id; limit (default 50, max 500) and offset.',
+    example: {
+      response: { payload: [{ id: 'RETAIL-EUR', name: 'Retail EUR', itemCount: 1250 }], meta: { total: 1, limit: 50, offset: 0 } },
+    },
   },
   {
     field: 'Query.pricelistItems',
@@ -47,7 +56,8 @@ export const pricelistRoutes: RestRoute[] = [
     path: '/v1/pricelists/:pricelistId/items',
     tag: 'Pricelists',
     summary: 'All items of one pricelist (full sync)',
-    description: 'Every price item of the pricelist, changed or not, ordered by id; limit (default 50, max 500) and offset. 404 for an unknown pricelist. Reading it does not affect acknowledgements.',
+    description:
+      'Every price item of the pricelist, changed or not, ordered by id; limit (default 50, max 500) and offset. 404 for an unknown pricelist. Reading it does not affect acknowledgements.',
     example: { response: { payload: [exampleItem], meta: { total: 1250, limit: 50, offset: 0 } } },
   },
 ];

@@ -57,7 +57,10 @@ builder.queryFields((t) => ({
 }));
 
 builder.prismaObjectField('Product', 'priceItems', (t) =>
-  t.relation('priceItems', { query: { orderBy: { pricelistExternalId: 'asc' } }, description: 'Prices of this product in every pricelist.' }),
+  t.relation('priceItems', {
+    query: { orderBy: { pricelistExternalId: 'asc' } },
+    description: 'Prices of this product in every pricelist.',
+  }),
 );
 
 registerTrackedOperations({

@@ -24,8 +24,7 @@ export async function upsertPriceItems(
   const changed = (col: string) => `t.${col} IS DISTINCT FROM EXCLUDED.${col}`;
   const anyChange = TRACKED.map(changed).join(' OR ');
   const stamp = await takeChangeClock(tx, 'price_items');
-  const bump = (col: string) =>
-    `CASE WHEN ${changed(col)} THEN jsonb_build_object('${col}', t.revision + 1) ELSE '{}'::jsonb END`;
+  const bump = (col: string) => `CASE WHEN ${changed(col)} THEN jsonb_build_object('${col}', t.revision + 1) ELSE '{}'::jsonb END`;
   const written = await tx.$queryRawUnsafe<Array<{ id: number }>>(
     `INSERT INTO price_items AS t (pricelist_external_id, pricelist_name, product_external_id, price, start_date, end_date,
                                    revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at)
@@ -86,15 +85,15 @@ export async function listPricelists(prisma: PrismaClient, args: PageArgs): Prom
 }
 
 /** Every item of one pricelist (full sync), by id; 404 when no item has that pricelist id. */
-export async function listPricelistItems(
-  prisma: PrismaClient,
-  pricelistId: string,
-  args: PageArgs,
-): Promise<PageShape<PriceItem>> {
-  const page = await fetchPage(args, { pricelistExternalId: pricelistId }, {
-    find: (where, window) => prisma.priceItem.findMany({ where, orderBy: { id: 'asc' }, ...window }),
-    count: (where) => prisma.priceItem.count({ where }),
-  });
+export async function listPricelistItems(prisma: PrismaClient, pricelistId: string, args: PageArgs): Promise<PageShape<PriceItem>> {
+  const page = await fetchPage(
+    args,
+    { pricelistExternalId: pricelistId },
+    {
+      find: (where, window) => prisma.priceItem.findMany({ where, orderBy: { id: 'asc' }, ...window }),
+      count: (where) => prisma.priceItem.count({ where }),
+    },
+  );
   if (page.meta.total === 0) throw notFound('Pricelist', pricelistId);
   return page;
 }

@@ -10,11 +10,7 @@ import { MAX_PRODUCTS_PER_REQUEST, productInput } from './product.input';
 
 export const productTable: TrackedTableSpec = { table: 'products', columns: [{ name: 'erp_id', sqlType: 'int' }] };
 
-export async function syncProducts(
-  prisma: PrismaClient,
-  records: readonly unknown[],
-  context: string,
-): Promise<SyncResultShape> {
+export async function syncProducts(prisma: PrismaClient, records: readonly unknown[], context: string): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, productInput, { argName: 'products', maxItems: MAX_PRODUCTS_PER_REQUEST });
   const incoming = valid.map(({ value: { external_id, erp_id, pricelists: _prices, purchase_orders: _orders, ...fields } }) => ({
     externalId: external_id,

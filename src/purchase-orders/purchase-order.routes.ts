@@ -29,10 +29,16 @@ export const purchaseOrderRoutes: RestRoute[] = [
     bodyLists: {
       purchase_orders: {
         maxItems: MAX_PURCHASE_ORDERS_PER_REQUEST,
-        items: { name: 'PurchaseOrderInput', schema: z.toJSONSchema(purchaseOrderInput, { target: 'openapi-3.0' }) as Record<string, unknown> },
+        items: {
+          name: 'PurchaseOrderInput',
+          schema: z.toJSONSchema(purchaseOrderInput, { target: 'openapi-3.0' }) as Record<string, unknown>,
+        },
       },
     },
-    example: { request: { purchase_orders: [exampleInput] }, response: { success: true, processed: 1, created: 1, updated: 0, errors: [] } },
+    example: {
+      request: { purchase_orders: [exampleInput] },
+      response: { success: true, processed: 1, created: 1, updated: 0, errors: [] },
+    },
   },
   {
     field: 'Query.updatedPurchaseOrders',
@@ -42,7 +48,8 @@ export const purchaseOrderRoutes: RestRoute[] = [
     summary: 'Purchase orders with pending changes',
     description:
       'Change records with changedFields ("lines" for any line change), ordered by updatedAt then id. ' +
-      'Acknowledge with POST /api/v1/purchase-orders/updated/batch-delete. ' + CHANGE_LIST_RULES,
+      'Acknowledge with POST /api/v1/purchase-orders/updated/batch-delete. ' +
+      CHANGE_LIST_RULES,
     paginated: true,
     example: {
       response: {
@@ -64,7 +71,12 @@ export const purchaseOrderRoutes: RestRoute[] = [
       },
     },
   },
-  batchAckRoute({ field: 'Mutation.acknowledgePurchaseOrders', path: '/v1/purchase-orders/updated/batch-delete', tag: 'Purchase orders', summary: 'Acknowledge purchase orders' }),
+  batchAckRoute({
+    field: 'Mutation.acknowledgePurchaseOrders',
+    path: '/v1/purchase-orders/updated/batch-delete',
+    tag: 'Purchase orders',
+    summary: 'Acknowledge purchase orders',
+  }),
   {
     field: 'Query.purchaseOrder',
     method: 'GET',

@@ -35,7 +35,11 @@ export const PurchaseOrder = builder.prismaObject('PurchaseOrder', {
   fields: (t) => ({
     supplierExternalId: t.exposeString('supplierExternalId'),
     state: t.string({ nullable: true, resolve: (o) => textOrNull(dataOf(o).state) }),
-    orderDate: t.string({ nullable: true, description: 'order_date as the ERP sent it.', resolve: (o) => textOrNull(dataOf(o).order_date) }),
+    orderDate: t.string({
+      nullable: true,
+      description: 'order_date as the ERP sent it.',
+      resolve: (o) => textOrNull(dataOf(o).order_date),
+    }),
     lines: t.relation('lines', { query: { orderBy: { position: 'asc' } } }),
   }),
 });

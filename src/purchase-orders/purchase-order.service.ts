@@ -57,11 +57,7 @@ export async function upsertPurchaseOrders(
   return outcomes;
 }
 
-export async function syncPurchaseOrders(
-  prisma: PrismaClient,
-  records: readonly unknown[],
-  context: string,
-): Promise<SyncResultShape> {
+export async function syncPurchaseOrders(prisma: PrismaClient, records: readonly unknown[], context: string): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, purchaseOrderInput, {
     argName: 'purchase_orders',
     maxItems: MAX_PURCHASE_ORDERS_PER_REQUEST,

@@ -65,13 +65,23 @@ export type DeliveryOptions = {
   dispatcher?: Dispatcher;
 };
 
-export async function deliver(url: string, body: string, headers: Record<string, string>, options: DeliveryOptions = {}): Promise<AttemptOutcome> {
+export async function deliver(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: DeliveryOptions = {},
+): Promise<AttemptOutcome> {
   const { durationMs: _duration, bodyExcerpt: _excerpt, ...outcome } = await attemptDelivery(url, body, headers, options);
   return outcome;
 }
 
 /** One POST of a signed event; never throws. */
-export async function attemptDelivery(url: string, body: string, headers: Record<string, string>, options: DeliveryOptions = {}): Promise<DeliveryAttempt> {
+export async function attemptDelivery(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: DeliveryOptions = {},
+): Promise<DeliveryAttempt> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const refusal = cachedUrlRefusal(url, webhookNetworkPolicy());
@@ -84,14 +94,23 @@ export async function attemptDelivery(url: string, body: string, headers: Record
       body,
       signal: AbortSignal.timeout(options.timeoutMs ?? DELIVERY_TIMEOUT_MS),
     });
-    const bodyExcerpt = options.excerptBytes ? await readExcerpt(response.body, options.excerptBytes) : (await response.body.dump(), undefined);
+    const bodyExcerpt = options.excerptBytes
+      ? await readExcerpt(response.body, options.excerptBytes)
+      : (await response.body.dump(), undefined);
     const status = response.statusCode;
     const excerpt = bodyExcerpt !== undefined ? { bodyExcerpt } : {};
     if (status >= 200 && status < 300) return { ok: true, statusCode: status, durationMs: elapsed(), ...excerpt };
     const retryAfter = response.headers['retry-after'];
     const retryAfterMs = parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null, (options.now ?? (() => new Date()))());
     const error = status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`;
-    return { ok: false, statusCode: status, error, durationMs: elapsed(), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...excerpt };
+    return {
+      ok: false,
+      statusCode: status,
+      error,
+      durationMs: elapsed(),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...excerpt,
+    };
   } catch (error) {
     const blocked = blockedErrorOf(error);
     if (blocked) return { ok: false, blocked: true, error: blocked.message, durationMs: elapsed() };
@@ -128,7 +147,8 @@ function connectionProblem(error: unknown): string {
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return 'connection reset';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA') return 'host not found';
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'host unreachable';
-  if (e.name === 'HTTPParserError' || code.startsWith('HPE_') || code === 'UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE') return 'invalid HTTP response';
+  if (e.name === 'HTTPParserError' || code.startsWith('HPE_') || code === 'UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE')
+    return 'invalid HTTP response';
   if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) return 'TLS handshake failed';
   return 'connection failed';
 }

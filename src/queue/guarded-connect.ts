@@ -24,14 +24,23 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
  * A name with any refused address is refused as a whole: mixing a public and a loopback
  * address is how rebinding attacks start.
  */
-export function guardedConnector(policy: () => NetworkPolicy, lookup: Lookup = dnsLookup, options: buildConnector.BuildOptions = {}): buildConnector.connector {
+export function guardedConnector(
+  policy: () => NetworkPolicy,
+  lookup: Lookup = dnsLookup,
+  options: buildConnector.BuildOptions = {},
+): buildConnector.connector {
   const guardedLookup = (hostname: string, lookupOptions: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => {
     lookup(hostname, { ...lookupOptions }, ((error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => {
       if (error) return callback(error, address, family);
       const addresses = Array.isArray(address) ? address.map((a) => a.address) : [address];
       for (const candidate of addresses) {
         const refusal = policy().refusal(candidate);
-        if (refusal) return callback(new WebhookBlockedError(`${hostname} resolves to ${refusal.replace(/^\S+ is /, `${candidate}, `)}`), address, family);
+        if (refusal)
+          return callback(
+            new WebhookBlockedError(`${hostname} resolves to ${refusal.replace(/^\S+ is /, `${candidate}, `)}`),
+            address,
+            family,
+          );
       }
       callback(null, address, family);
     }) as never);

@@ -68,7 +68,8 @@ export function listenForQueueWork(
       } catch (error) {
         listening = false;
         if (closed) break;
-        if (failures === 0) logger.warn({ cause: describeDatabaseError(error) }, 'could not LISTEN for queue work; retrying with backoff, polling meanwhile');
+        if (failures === 0)
+          logger.warn({ cause: describeDatabaseError(error) }, 'could not LISTEN for queue work; retrying with backoff, polling meanwhile');
       }
       connection.removeAllListeners('notification');
       void connection.end().catch(() => undefined);

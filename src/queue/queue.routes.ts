@@ -53,7 +53,8 @@ export const queueRoutes: RestRoute[] = [
     extraErrors: ['CONFLICT'],
     tag: 'Outbound queue',
     summary: 'Retry one failed item',
-    description: 'The item goes back to pending, due now, with a fresh schedule (attempts start again from 0). 409 when it is not failed, 404 when unknown. No body.',
+    description:
+      'The item goes back to pending, due now, with a fresh schedule (attempts start again from 0). 409 when it is not failed, 404 when unknown. No body.',
     strictBody: true,
     example: { response: { ...exampleItem, status: 'pending', attempts: 0, lastError: 'HTTP 503' } },
   },

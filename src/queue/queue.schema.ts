@@ -34,17 +34,15 @@ export const OutboundQueueItem = builder.prismaObject('OutboundQueueItem', {
   }),
 });
 
-const QueueStats = builder
-  .objectRef<Record<QueueStatus, number>>('QueueStats')
-  .implement({
-    description: 'Number of queue items per status.',
-    fields: (t) => ({
-      pending: t.exposeInt('pending'),
-      processing: t.exposeInt('processing'),
-      completed: t.exposeInt('completed'),
-      failed: t.exposeInt('failed'),
-    }),
-  });
+const QueueStats = builder.objectRef<Record<QueueStatus, number>>('QueueStats').implement({
+  description: 'Number of queue items per status.',
+  fields: (t) => ({
+    pending: t.exposeInt('pending'),
+    processing: t.exposeInt('processing'),
+    completed: t.exposeInt('completed'),
+    failed: t.exposeInt('failed'),
+  }),
+});
 
 const DeliveryMinuteRef = builder.objectRef<DeliveryMinute>('DeliveryMinute').implement({
   description: 'Deliveries that finished within one minute.',

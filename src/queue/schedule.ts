@@ -5,13 +5,9 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const ABANDON_AFTER_MS = 24 * 3_600_000;
 
 export type AttemptOutcome =
-  | { ok: true; statusCode: number }
-  | { ok: false; statusCode?: number; error: string; retryAfterMs?: number; blocked?: boolean };
+  { ok: true; statusCode: number } | { ok: false; statusCode?: number; error: string; retryAfterMs?: number; blocked?: boolean };
 
-export type NextStep =
-  | { status: 'completed' }
-  | { status: 'failed'; reason: string }
-  | { status: 'pending'; nextAttemptAt: Date };
+export type NextStep = { status: 'completed' } | { status: 'failed'; reason: string } | { status: 'pending'; nextAttemptAt: Date };
 
 /**
  * What follows an attempt. `attempts` counts the attempt just made. A delivery the SSRF guard

@@ -74,7 +74,10 @@ export async function extendLeases(prisma: RawSql, held: ReadonlyMap<number, str
 }
 
 /** Writes attempt results in one statement, each only while its lease is still ours; returns those written. */
-export async function recordResults(prisma: RawSql, results: AttemptResult[]): Promise<Array<{ id: number; status: AttemptResult['status'] }>> {
+export async function recordResults(
+  prisma: RawSql,
+  results: AttemptResult[],
+): Promise<Array<{ id: number; status: AttemptResult['status'] }>> {
   return prisma.$queryRawUnsafe<Array<{ id: number; status: AttemptResult['status'] }>>(
     `UPDATE outbound_queue_items AS q SET
         status = v.status, lease_token = NULL, lease_expires_at = NULL, updated_at = v.at,

@@ -95,7 +95,13 @@ export function createWorker(options: WorkerOptions): Worker {
   async function claim(limit: number): Promise<{ token: string; items: ClaimedItem[] }> {
     const token = randomUUID();
     const now = clock();
-    const items = await claimDueItems(prisma, { now, token, leaseUntil: new Date(now.getTime() + leaseMs), limit, exclude: [...held.keys()] });
+    const items = await claimDueItems(prisma, {
+      now,
+      token,
+      leaseUntil: new Date(now.getTime() + leaseMs),
+      limit,
+      exclude: [...held.keys()],
+    });
     for (const item of items) held.set(item.id, token);
     return { token, items };
   }
@@ -120,7 +126,8 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function attempt(item: ClaimedItem, token: string): Promise<AttemptResult> {
     let outcome: AttemptOutcome;
-    if (item.url === null || item.secret_encrypted === null) outcome = { ok: false, statusCode: 410, error: 'webhook configuration removed' };
+    if (item.url === null || item.secret_encrypted === null)
+      outcome = { ok: false, statusCode: 410, error: 'webhook configuration removed' };
     else if (!item.active) outcome = { ok: false, statusCode: 410, error: 'webhook configuration disabled' };
     else {
       const body = eventBody(item.payload);
@@ -261,9 +268,12 @@ export function createWorker(options: WorkerOptions): Worker {
       unsubscribe = options.events?.onQueueWork(wake);
       // A reconnected listener wakes the loop too: work queued while it was away is claimed at once.
       if (options.databaseUrl) listener = listenForQueueWork(options.databaseUrl, { logger, onWork: wake });
-      renewal = setInterval(() => {
-        renewLeases().catch((error: unknown) => logger.warn({ cause: describeDatabaseError(error) }, 'could not renew delivery leases'));
-      }, Math.max(100, Math.floor(leaseMs / 3)));
+      renewal = setInterval(
+        () => {
+          renewLeases().catch((error: unknown) => logger.warn({ cause: describeDatabaseError(error) }, 'could not renew delivery leases'));
+        },
+        Math.max(100, Math.floor(leaseMs / 3)),
+      );
       loop = run();
     },
     async stop() {

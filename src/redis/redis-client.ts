@@ -77,7 +77,9 @@ export function redisHealth(clients: ReadonlyArray<Redis>): RedisHealth {
   return {
     status() {
       const notReady = clients.filter((c) => c.status !== 'ready');
-      return notReady.length === 0 ? 'ok' : `degraded: not connected (${notReady.map((c) => c.options.connectionName ?? c.status).join(', ')}); live events and rate limits are per replica`;
+      return notReady.length === 0
+        ? 'ok'
+        : `degraded: not connected (${notReady.map((c) => c.options.connectionName ?? c.status).join(', ')}); live events and rate limits are per replica`;
     },
   };
 }
@@ -94,7 +96,10 @@ function reconnectOnCommandTimeout(client: Redis, role: RedisRole, logger: Logge
     const result = send(command, stream);
     command.promise.catch((error: unknown) => {
       if (error instanceof Error && error.message === 'Command timed out' && client.status === 'ready') {
-        logger.warn({ redis: role, timeoutMs: REDIS_COMMAND_TIMEOUT_MS }, 'Redis did not answer in time; reconnecting, falling back meanwhile');
+        logger.warn(
+          { redis: role, timeoutMs: REDIS_COMMAND_TIMEOUT_MS },
+          'Redis did not answer in time; reconnecting, falling back meanwhile',
+        );
         // disconnect() would only half-close, and a frozen peer never closes its side.
         client.stream?.destroy();
       }

@@ -58,11 +58,7 @@ export function renderAiContext(routes: readonly RestRoute[]): string {
     '',
     '## Endpoints',
     '',
-    ...tags.flatMap((tag) => [
-      `### ${tag}`,
-      '',
-      ...routes.filter((r) => r.tag === tag).flatMap(renderRoute),
-    ]),
+    ...tags.flatMap((tag) => [`### ${tag}`, '', ...routes.filter((r) => r.tag === tag).flatMap(renderRoute)]),
   ].join('\n');
 }
 

@@ -73,7 +73,10 @@ export function useApiReference(): Plugin {
   const read = (key: string, asset: Asset) => {
     let body = cache.get(key);
     if (!body) {
-      body = asset.text !== undefined ? new TextEncoder().encode(asset.text) : new Uint8Array(readFileSync(path.join(swaggerUiDir(), asset.file!)));
+      body =
+        asset.text !== undefined
+          ? new TextEncoder().encode(asset.text)
+          : new Uint8Array(readFileSync(path.join(swaggerUiDir(), asset.file!)));
       cache.set(key, body);
     }
     return body;
@@ -82,14 +85,19 @@ export function useApiReference(): Plugin {
     onRequest({ request, url, endResponse }) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
       if (url.pathname === OPENAPI_DOCUMENT_PATH && prefersHtml(request.headers.get('accept'))) {
-        endResponse(new Response(null, { status: 303, statusText: 'See Other', headers: { location: API_REFERENCE_PATH, vary: 'accept' } }));
+        endResponse(
+          new Response(null, { status: 303, statusText: 'See Other', headers: { location: API_REFERENCE_PATH, vary: 'accept' } }),
+        );
         return;
       }
       if (url.pathname !== API_REFERENCE_PATH && !url.pathname.startsWith(`${API_REFERENCE_PATH}/`)) return;
       const key = url.pathname.slice(API_REFERENCE_PATH.length).replace(/^\/$/, '');
       const asset = Object.hasOwn(ASSETS, key) ? ASSETS[key] : undefined;
       if (!asset) return; // the conventions and the REST edge answer 404
-      const headers: Record<string, string> = { 'content-type': asset.contentType, 'cache-control': key === '' ? 'no-cache' : 'public, max-age=3600' };
+      const headers: Record<string, string> = {
+        'content-type': asset.contentType,
+        'cache-control': key === '' ? 'no-cache' : 'public, max-age=3600',
+      };
       if (key === '') headers['content-security-policy'] = REFERENCE_CSP;
       endResponse(new Response(request.method === 'HEAD' ? null : read(key, asset), { headers }));
     },

@@ -21,9 +21,7 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
   } catch {
-    throw new AppError('VALIDATION_FAILED', 'The request body is not valid UTF-8', [
-      { field: '(body)', message: 'Invalid UTF-8' },
-    ]);
+    throw new AppError('VALIDATION_FAILED', 'The request body is not valid UTF-8', [{ field: '(body)', message: 'Invalid UTF-8' }]);
   }
 }
 
@@ -38,14 +36,10 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new AppError('VALIDATION_FAILED', 'The request body is not valid JSON', [
-      { field: '(body)', message: (error as Error).message },
-    ]);
+    throw new AppError('VALIDATION_FAILED', 'The request body is not valid JSON', [{ field: '(body)', message: (error as Error).message }]);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new AppError('VALIDATION_FAILED', 'The request body must be a JSON object', [
-      { field: '(body)', message: 'Expected an object' },
-    ]);
+    throw new AppError('VALIDATION_FAILED', 'The request body must be a JSON object', [{ field: '(body)', message: 'Expected an object' }]);
   }
   return value as Record<string, unknown>;
 }

@@ -30,12 +30,17 @@ export const idempotencyHeaders: Json = {
 };
 
 /** Adds the header parameter, the replay header and the 409/422 answers to a POST operation. */
-export function documentIdempotency(route: RestRoute, op: Json, errorResponseRef: (code: 'CONFLICT' | 'IDEMPOTENCY_KEY_REUSED') => Json): void {
+export function documentIdempotency(
+  route: RestRoute,
+  op: Json,
+  errorResponseRef: (code: 'CONFLICT' | 'IDEMPOTENCY_KEY_REUSED') => Json,
+): void {
   if (!takesIdempotencyKey(route)) return;
   op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
   // The error answers are shared $refs (no siblings allowed): the parameter's description says they are replayed too.
   for (const [status, response] of Object.entries(op.responses as Json)) {
-    if (status.startsWith('2')) response.headers = { ...response.headers, [REPLAYED_HEADER]: { $ref: `#/components/headers/${REPLAYED_HEADER}` } };
+    if (status.startsWith('2'))
+      response.headers = { ...response.headers, [REPLAYED_HEADER]: { $ref: `#/components/headers/${REPLAYED_HEADER}` } };
   }
   op.responses['409'] ??= errorResponseRef('CONFLICT');
   op.responses['422'] = errorResponseRef('IDEMPOTENCY_KEY_REUSED');

@@ -11,12 +11,14 @@ const ERROR_RESPONSES: Partial<Record<ErrorCode, string>> = {
   VALIDATION_FAILED: 'Invalid input: malformed JSON, a bad or unknown query parameter or a bad field. details names each field.',
   UNAUTHENTICATED: 'Missing or invalid bearer token (or, for sign-in, wrong credentials).',
   FORBIDDEN: 'Not allowed (registration closed, or an admin operation without role admin).',
-  CONFLICT: 'The record exists already or is not in a state that allows this, or a request with the same Idempotency-Key is still running (Retry-After).',
+  CONFLICT:
+    'The record exists already or is not in a state that allows this, or a request with the same Idempotency-Key is still running (Retry-After).',
   IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was used in the last 24 hours for a different request (method, path, query or body).',
   NOT_FOUND: 'No record with this id.',
   PAYLOAD_TOO_LARGE: 'The body or the batch exceeds its limit.',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json.',
-  RATE_LIMITED: 'Rate limit exceeded (per token, per client IP without one); Retry-After says when to try again. Nothing of the request was applied.',
+  RATE_LIMITED:
+    'Rate limit exceeded (per token, per client IP without one); Retry-After says when to try again. Nothing of the request was applied.',
   INTERNAL_SERVER_ERROR: 'Unexpected error; the message is masked and the error is logged under requestId.',
   SERVICE_UNAVAILABLE:
     'The database is unavailable (down, restarting, refusing connections, or no pooled connection free within DATABASE_POOL_TIMEOUT_MS). ' +
@@ -25,7 +27,10 @@ const ERROR_RESPONSES: Partial<Record<ErrorCode, string>> = {
 
 /** Sent on every response, errors included (SPEC 8). */
 const RATE_LIMIT_HEADERS: Json = {
-  'X-RateLimit-Limit': { description: 'Requests allowed per minute for this kind of request (read or write).', schema: { type: 'integer' } },
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed per minute for this kind of request (read or write).',
+    schema: { type: 'integer' },
+  },
   'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Seconds until the current window resets.', schema: { type: 'integer' } },
 };
@@ -83,7 +88,11 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
     tags: [...new Set(routes.map((r) => r.tag)), 'Service'].map((name) => ({ name, description: `${name} endpoints` })),
     paths,
     components: {
-      headers: { ...RATE_LIMIT_HEADERS, ...idempotencyHeaders, 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
+      headers: {
+        ...RATE_LIMIT_HEADERS,
+        ...idempotencyHeaders,
+        'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+      },
       parameters: idempotencyParameters,
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API token> (npx sync-gateway token create).' },
@@ -96,7 +105,9 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
             description: ERROR_RESPONSES[code],
             headers: {
               ...rateLimitHeaderRefs(),
-              ...(code === 'RATE_LIMITED' || code === 'CONFLICT' || code === 'SERVICE_UNAVAILABLE' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+              ...(code === 'RATE_LIMITED' || code === 'CONFLICT' || code === 'SERVICE_UNAVAILABLE'
+                ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }
+                : {}),
             },
             content: {
               'application/json': {
@@ -174,7 +185,14 @@ function correctOperation(route: RestRoute, sofaOp: Json): Json {
       description: route.summary,
       headers: {
         ...rateLimitHeaderRefs(),
-        ...(route.location ? { Location: { description: `Where the new resource is: ${openApiPath(fullPath({ path: route.location }))}.`, schema: { type: 'string' } } } : {}),
+        ...(route.location
+          ? {
+              Location: {
+                description: `Where the new resource is: ${openApiPath(fullPath({ path: route.location }))}.`,
+                schema: { type: 'string' },
+              },
+            }
+          : {}),
       },
       content: { 'application/json': { ...(okContent ?? {}), example: route.example.response } },
     },
@@ -253,7 +271,11 @@ function publicPaths(): Json {
       tags: ['Service'],
       security: [],
       responses: {
-        200: { description: summary, ...(operationId === 'health' || operationId === 'readiness' ? {} : { headers: rateLimitHeaderRefs() }), content: { [type]: { schema } } },
+        200: {
+          description: summary,
+          ...(operationId === 'health' || operationId === 'readiness' ? {} : { headers: rateLimitHeaderRefs() }),
+          content: { [type]: { schema } },
+        },
         // Listed for the probes too (the linter wants a 4XX), though they are exempt from the limits.
         429: { $ref: `#/components/responses/${responseName('RATE_LIMITED')}` },
       },
@@ -276,7 +298,9 @@ function publicPaths(): Json {
         },
       },
     },
-    '/api/reference': op('apiReference', 'This document as a web page (Swagger UI, served by this service)', 'text/html', { type: 'string' }),
+    '/api/reference': op('apiReference', 'This document as a web page (Swagger UI, served by this service)', 'text/html', {
+      type: 'string',
+    }),
     '/ready': {
       get: {
         ...op('readiness', 'Readiness: database reachable, migrations applied, worker running', 'application/json', readinessSchema).get,

@@ -49,12 +49,17 @@ export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly R
         const details = [
           ...[...new Set(url.searchParams.keys())]
             .filter((name) => !documented?.has(name))
-            .map((name) => ({ field: name, message: documented?.size ? `Unknown query parameter; this route takes ${[...documented].join(', ')}` : 'Unknown query parameter; this route takes none' })),
+            .map((name) => ({
+              field: name,
+              message: documented?.size
+                ? `Unknown query parameter; this route takes ${[...documented].join(', ')}`
+                : 'Unknown query parameter; this route takes none',
+            })),
           ...(route.strictBody ? unknownBodyFields(options.schema, route, body) : []),
           ...validateRestArguments(options.schema, route, {
-          params,
-          query: url.searchParams,
-          body,
+            params,
+            query: url.searchParams,
+            body,
           }),
         ];
         if (details.length > 0) {
@@ -66,7 +71,13 @@ export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly R
           headers.delete('content-length');
           headers.set('content-type', 'application/json');
           // A bulk body (megabytes) is passed on as it came unless it had to be reshaped.
-          setRequest(new fetchAPI.Request(request.url, { method: request.method, headers, body: normalised || text.trim() === '' ? JSON.stringify(body) : text }));
+          setRequest(
+            new fetchAPI.Request(request.url, {
+              method: request.method,
+              headers,
+              body: normalised || text.trim() === '' ? JSON.stringify(body) : text,
+            }),
+          );
         }
       } catch (error) {
         if (!(error instanceof AppError)) throw error;

@@ -20,7 +20,12 @@ export const saleOrderRoutes: RestRoute[] = trackedRoutes({
   },
   listDescription: 'Query parameter direction (inbound or outbound) keeps one direction; any other value is a 400. ',
   example: {
-    input: { external_id: 'SO-2001', direction: 'inbound', partner_external_id: 'CUST-7', lines: [{ product_external_id: 'SKU-1001', quantity: 2 }] },
+    input: {
+      external_id: 'SO-2001',
+      direction: 'inbound',
+      partner_external_id: 'CUST-7',
+      lines: [{ product_external_id: 'SKU-1001', quantity: 2 }],
+    },
     listQuery: '?direction=inbound&limit=50',
     record: {
       id: 7,

@@ -15,11 +15,7 @@ const saleOrderTable: TrackedTableSpec = {
   ],
 };
 
-export async function syncSaleOrders(
-  prisma: PrismaClient,
-  records: readonly unknown[],
-  context: string,
-): Promise<SyncResultShape> {
+export async function syncSaleOrders(prisma: PrismaClient, records: readonly unknown[], context: string): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, saleOrderInput, {
     argName: 'sale_orders',
     maxItems: MAX_SALE_ORDERS_PER_REQUEST,

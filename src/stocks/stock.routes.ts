@@ -30,7 +30,12 @@ export const stockRoutes: RestRoute[] = [
       'One set-based statement per request. isQuantityChanged becomes true when an entry is new or its quantity differs from the stored one; ' +
       'a price-only change updates the prices without flagging. created and updated count distinct entries; an identical entry is neither. ' +
       'Bad entries are listed in errors ({index, external_id: null, field, message}); the others are stored.',
-    bodyLists: { stocks: { maxItems: MAX_STOCKS_PER_REQUEST, items: { name: 'StockInput', schema: z.toJSONSchema(stockInput, { target: 'openapi-3.0' }) as Record<string, unknown> } } },
+    bodyLists: {
+      stocks: {
+        maxItems: MAX_STOCKS_PER_REQUEST,
+        items: { name: 'StockInput', schema: z.toJSONSchema(stockInput, { target: 'openapi-3.0' }) as Record<string, unknown> },
+      },
+    },
     example: {
       request: { stocks: [{ supplier_external_id: 'SUP-3', product_external_id: 'SKU-1001', quantity: 40, purchase_price: 3.1 }] },
       response: { success: true, processed: 1, created: 0, updated: 1, errors: [] },
@@ -48,14 +53,20 @@ export const stockRoutes: RestRoute[] = [
     paginated: true,
     example: { query: '?limit=500', response: page(1) },
   },
-  batchAckRoute({ field: 'Mutation.acknowledgeStocks', path: '/v1/stocks/changed/batch-delete', tag: 'Stocks', summary: 'Acknowledge stock changes' }),
+  batchAckRoute({
+    field: 'Mutation.acknowledgeStocks',
+    path: '/v1/stocks/changed/batch-delete',
+    tag: 'Stocks',
+    summary: 'Acknowledge stock changes',
+  }),
   {
     field: 'Query.stocksBySupplier',
     method: 'GET',
     path: '/v1/stocks/by-supplier/:supplierId',
     tag: 'Stocks',
     summary: 'All stock of one supplier',
-    description: 'Every entry of the supplier (external id), ordered by product external id; limit (default 50, max 500) and offset. An unknown supplier gives an empty page.',
+    description:
+      'Every entry of the supplier (external id), ordered by product external id; limit (default 50, max 500) and offset. An unknown supplier gives an empty page.',
     example: { response: page(1840) },
   },
   {
@@ -64,7 +75,8 @@ export const stockRoutes: RestRoute[] = [
     path: '/v1/stocks/by-product/:productId',
     tag: 'Stocks',
     summary: 'Stock of all suppliers for one product',
-    description: 'Every entry of the product (external id), ordered by supplier external id; limit (default 50, max 500) and offset. An unknown product gives an empty page.',
+    description:
+      'Every entry of the product (external id), ordered by supplier external id; limit (default 50, max 500) and offset. An unknown product gives an empty page.',
     example: { response: page(3) },
   },
   {
@@ -73,7 +85,8 @@ export const stockRoutes: RestRoute[] = [
     path: '/v1/stocks/lookup',
     tag: 'Stocks',
     summary: 'One stock entry',
-    description: 'Query parameters supplier_id and product_id (external ids), both required (400 when missing). 404 when there is no such entry.',
+    description:
+      'Query parameters supplier_id and product_id (external ids), both required (400 when missing). 404 when there is no such entry.',
     example: { query: '?supplier_id=SUP-3&product_id=SKU-1001', response: exampleEntry },
   },
 ];

@@ -79,7 +79,9 @@ async function upsertStocks(
     ['purchase_price', shape.purchasePrice],
     ['suggested_sale_price', shape.suggestedSalePrice],
   ] as const;
-  const anyChanged = [qtyChanged, ...prices.filter(([, sent]) => sent).map(([col]) => `t.${col} IS DISTINCT FROM EXCLUDED.${col}`)].join(' OR ');
+  const anyChanged = [qtyChanged, ...prices.filter(([, sent]) => sent).map(([col]) => `t.${col} IS DISTINCT FROM EXCLUDED.${col}`)].join(
+    ' OR ',
+  );
   const rows = await tx.$queryRawUnsafe<Array<{ created: number; written: number }>>(
     `WITH written AS (
        INSERT INTO stocks AS t (supplier_external_id, product_external_id, quantity, purchase_price, suggested_sale_price,

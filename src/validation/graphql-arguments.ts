@@ -13,5 +13,7 @@ export function isPerRecordBatch(arg: GraphQLArgument): boolean {
 
 /** Unstorable values in the (coerced) arguments of a field, batches excepted, named by argument path. */
 export function unstorableArguments(args: readonly GraphQLArgument[], values: Record<string, unknown>): ErrorDetail[] {
-  return args.filter((arg) => !isPerRecordBatch(arg) && values[arg.name] != null).flatMap((arg) => unstorableDetails(values[arg.name], arg.name));
+  return args
+    .filter((arg) => !isPerRecordBatch(arg) && values[arg.name] != null)
+    .flatMap((arg) => unstorableDetails(values[arg.name], arg.name));
 }

@@ -48,7 +48,12 @@ export function findUnstorable(value: unknown, max = MAX_PROBLEMS_PER_VALUE): Un
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!;
         const keyProblem = unstorableText(key);
-        stack.push({ value: current[key], parent: visit, key, ...(keyProblem ? { badKey: `Field name ${JSON.stringify(key)}: ${keyProblem}` } : {}) });
+        stack.push({
+          value: current[key],
+          parent: visit,
+          key,
+          ...(keyProblem ? { badKey: `Field name ${JSON.stringify(key)}: ${keyProblem}` } : {}),
+        });
       }
     }
   }

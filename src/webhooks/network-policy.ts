@@ -41,7 +41,10 @@ export function parseCidr(text: string): Cidr | undefined {
 
 /** A comma-separated CIDR list (the WEBHOOK_*_NETWORKS settings); the invalid entries are returned apart. */
 export function parseNetworkList(text: string): { networks: string[]; invalid: string[] } {
-  const entries = text.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   return { networks: entries.filter((e) => parseCidr(e)), invalid: entries.filter((e) => !parseCidr(e)) };
 }
 
@@ -92,7 +95,8 @@ export function urlRefusal(url: string, policy: NetworkPolicy): string | undefin
   } catch {
     return 'not a valid URL';
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `the scheme ${parsed.protocol.slice(0, -1)} is not allowed (http or https only)`;
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return `the scheme ${parsed.protocol.slice(0, -1)} is not allowed (http or https only)`;
   const host = bareHost(parsed.hostname);
   if (isIP(host)) return policy.refusal(host);
   // It resolves to 127.0.0.1 and ::1, and the connector refuses a name if any address is refused.

@@ -46,7 +46,9 @@ export async function loadEncryptionKey(options: {
 }): Promise<Buffer> {
   if (options.encryptionKey) return parseEncryptionKey(options.encryptionKey);
   if (options.databaseUrl) {
-    throw new Error('ENCRYPTION_KEY is required with DATABASE_URL (every replica must use the same key); generate one with: openssl rand -hex 32');
+    throw new Error(
+      'ENCRYPTION_KEY is required with DATABASE_URL (every replica must use the same key); generate one with: openssl rand -hex 32',
+    );
   }
   const file = path.join(options.dataDir, 'encryption.key');
   const existing = await readFile(file, 'utf8').catch(() => undefined);

@@ -25,9 +25,7 @@ export const WHSEC_KEY_BYTES = { min: 24, max: 64 } as const;
 const KEYRING_PREFIX = 'sgw-keyring:v1:';
 
 const storedKeyring = z.object({
-  keys: z
-    .array(z.object({ secret: z.string().min(1), format: z.enum(['whsec', 'raw']), expiresAt: z.number().int().optional() }))
-    .min(1),
+  keys: z.array(z.object({ secret: z.string().min(1), format: z.enum(['whsec', 'raw']), expiresAt: z.number().int().optional() })).min(1),
 });
 
 export const generateSecret = (): string => `${WHSEC_PREFIX}${randomBytes(GENERATED_KEY_BYTES).toString('base64')}`;
@@ -37,7 +35,8 @@ export const formatOf = (secret: string): SecretFormat => (secret.startsWith(WHS
 /** Why a `whsec_` secret is unusable, or undefined. */
 export function whsecProblem(secret: string): string | undefined {
   const encoded = secret.slice(WHSEC_PREFIX.length);
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) return 'A whsec_ secret must be standard base64 after the prefix';
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0)
+    return 'A whsec_ secret must be standard base64 after the prefix';
   const bytes = Buffer.from(encoded, 'base64').length;
   if (bytes < WHSEC_KEY_BYTES.min || bytes > WHSEC_KEY_BYTES.max) {
     return `A whsec_ secret must encode ${WHSEC_KEY_BYTES.min} to ${WHSEC_KEY_BYTES.max} bytes (this one has ${bytes})`;
@@ -52,7 +51,8 @@ export function keyBytes(key: Pick<SigningKey, 'secret' | 'format'>): Buffer {
 /** The text to encrypt for storage. */
 export function encodeKeyring(keyring: SigningKeyring): string {
   const [only, ...others] = keyring.keys;
-  if (others.length === 0 && only.format === 'raw' && only.expiresAt === undefined && !only.secret.startsWith(KEYRING_PREFIX)) return only.secret;
+  if (others.length === 0 && only.format === 'raw' && only.expiresAt === undefined && !only.secret.startsWith(KEYRING_PREFIX))
+    return only.secret;
   return `${KEYRING_PREFIX}${JSON.stringify(keyring)}`;
 }
 
@@ -79,7 +79,10 @@ export const keyringOf = (secret: string): SigningKeyring => ({ keys: [{ secret,
 export function rotateKeyring(keyring: SigningKeyring, newSecret: string, expiresAt: number | undefined): SigningKeyring {
   const [current] = keyring.keys;
   return {
-    keys: [{ secret: newSecret, format: formatOf(newSecret) }, ...(expiresAt !== undefined ? [{ secret: current.secret, format: current.format, expiresAt }] : [])],
+    keys: [
+      { secret: newSecret, format: formatOf(newSecret) },
+      ...(expiresAt !== undefined ? [{ secret: current.secret, format: current.format, expiresAt }] : []),
+    ],
   };
 }
 

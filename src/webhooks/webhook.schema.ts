@@ -46,8 +46,14 @@ const WebhookTestResultRef = builder.objectRef<WebhookTestResult>('WebhookTestRe
     outcome: t.field({ type: WebhookTestOutcome, resolve: (r) => r.outcome }),
     statusCode: t.exposeInt('statusCode', { nullable: true, description: "The receiver's HTTP status; null when no answer came." }),
     durationMs: t.exposeInt('durationMs'),
-    error: t.exposeString('error', { nullable: true, description: 'As in lastError: HTTP <status>, connection refused, timeout, blocked: <reason>…' }),
-    responseBodyExcerpt: t.exposeString('responseBodyExcerpt', { nullable: true, description: "The first 512 bytes of the receiver's answer." }),
+    error: t.exposeString('error', {
+      nullable: true,
+      description: 'As in lastError: HTTP <status>, connection refused, timeout, blocked: <reason>…',
+    }),
+    responseBodyExcerpt: t.exposeString('responseBodyExcerpt', {
+      nullable: true,
+      description: "The first 512 bytes of the receiver's answer.",
+    }),
     body: t.exposeString('body', { description: 'The exact JSON body that was signed and sent.' }),
   }),
 });
@@ -84,7 +90,8 @@ builder.mutationFields((t) => ({
   }),
   updateWebhookConfig: t.field({
     type: WebhookConfig,
-    description: 'Admin only. Changes the given fields; a new secret replaces the old one at once (rotateWebhookSecret keeps the old one valid for a while).',
+    description:
+      'Admin only. Changes the given fields; a new secret replaces the old one at once (rotateWebhookSecret keeps the old one valid for a while).',
     args: {
       id: t.arg.int({ required: true }),
       url: t.arg.string(),

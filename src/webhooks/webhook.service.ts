@@ -13,13 +13,12 @@ export const WEBHOOK_DIRECTIONS = ['to_erp', 'to_webshop'] as const;
 export const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 3600;
 export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
 
-const webhookUrl = z
-  .url({ protocol: /^https?$/, message: 'Must be an http(s) URL' })
-  .superRefine((url, ctx) => {
-    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) return; // reported above
-    const refusal = urlRefusal(url, webhookNetworkPolicy());
-    if (refusal) ctx.addIssue({ code: 'custom', message: `Deliveries to this address are refused: ${refusal} (see WEBHOOK_ALLOWED_NETWORKS)` });
-  });
+const webhookUrl = z.url({ protocol: /^https?$/, message: 'Must be an http(s) URL' }).superRefine((url, ctx) => {
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) return; // reported above
+  const refusal = urlRefusal(url, webhookNetworkPolicy());
+  if (refusal)
+    ctx.addIssue({ code: 'custom', message: `Deliveries to this address are refused: ${refusal} (see WEBHOOK_ALLOWED_NETWORKS)` });
+});
 
 /** A `whsec_` secret must be Standard Webhooks base64; any other secret is raw text as before. */
 const webhookSecret = z
@@ -65,12 +64,7 @@ export async function createWebhook(prisma: PrismaClient, box: SecretBox, input:
 }
 
 /** A new secret replaces the old one at once; rotateWebhookSecret keeps the old one valid for a while. */
-export async function updateWebhook(
-  prisma: PrismaClient,
-  box: SecretBox,
-  id: number,
-  patch: Partial<WebhookInput>,
-): Promise<WebhookView> {
+export async function updateWebhook(prisma: PrismaClient, box: SecretBox, id: number, patch: Partial<WebhookInput>): Promise<WebhookView> {
   const p = parseInput(webhookInput.partial(), Object.fromEntries(Object.entries(patch).filter(([, v]) => v != null)));
   await findWebhook(prisma, id);
   const row = await prisma.webhookConfig.update({

@@ -33,8 +33,16 @@ describe.each(backends)('admin accounts on %s', (backend) => {
   it('signs in an admin with a short-lived token of role admin; a failure does not say why', async () => {
     const res = await loginAs('ops@example.com', PASSWORD);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ token: expect.stringMatching(/^sgs_/), expiresAt: expect.any(String), email: 'ops@example.com', role: 'admin' });
-    const admin = await api.request('POST', '/graphql', { token: res.body.token, body: { query: '{ webhookConfigs { id } adminAccounts { email status } }' } });
+    expect(res.body).toEqual({
+      token: expect.stringMatching(/^sgs_/),
+      expiresAt: expect.any(String),
+      email: 'ops@example.com',
+      role: 'admin',
+    });
+    const admin = await api.request('POST', '/graphql', {
+      token: res.body.token,
+      body: { query: '{ webhookConfigs { id } adminAccounts { email status } }' },
+    });
     expect(admin.body.data.adminAccounts).toEqual([expect.objectContaining({ email: 'ops@example.com', status: 'active' })]);
     expect(admin.body.errors).toBeUndefined();
 
@@ -68,7 +76,10 @@ describe.each(backends)('admin accounts on %s', (backend) => {
   it('signs in over GraphQL without a token, and nothing else runs without one', async () => {
     const login = await api.request('POST', '/graphql', {
       token: null,
-      body: { query: 'mutation($e: String!, $p: String!) { login(email: $e, password: $p) { token role } }', variables: { e: 'ops@example.com', p: PASSWORD } },
+      body: {
+        query: 'mutation($e: String!, $p: String!) { login(email: $e, password: $p) { token role } }',
+        variables: { e: 'ops@example.com', p: PASSWORD },
+      },
     });
     expect(login.body.data.login).toEqual({ token: expect.stringMatching(/^sgs_/), role: 'admin' });
     const sneaky = await api.request('POST', '/graphql', {
@@ -81,11 +92,17 @@ describe.each(backends)('admin accounts on %s', (backend) => {
   });
 
   it('keeps registration closed by default, and with approval waits for an admin', async () => {
-    const closed = await api.request('POST', '/api/v1/auth/register', { token: null, body: { email: 'a@example.com', password: PASSWORD } });
+    const closed = await api.request('POST', '/api/v1/auth/register', {
+      token: null,
+      body: { email: 'a@example.com', password: PASSWORD },
+    });
     expect(closed.status).toBe(403);
 
     await start('approval');
-    const pending = await api.request('POST', '/api/v1/auth/register', { token: null, body: { email: `b-${backend}@example.com`, password: PASSWORD } });
+    const pending = await api.request('POST', '/api/v1/auth/register', {
+      token: null,
+      body: { email: `b-${backend}@example.com`, password: PASSWORD },
+    });
     expect(pending.body).toEqual({ email: `b-${backend}@example.com`, status: 'pending' });
     expect((await loginAs(`b-${backend}@example.com`, PASSWORD)).status).toBe(401);
     const short = await api.request('POST', '/api/v1/auth/register', { token: null, body: { email: 'c@example.com', password: 'short' } });
@@ -93,14 +110,23 @@ describe.each(backends)('admin accounts on %s', (backend) => {
 
     const session = (await loginAs('ops@example.com', PASSWORD)).body.token;
     const account = await db.prisma.adminAccount.findUniqueOrThrow({ where: { email: `b-${backend}@example.com` } });
-    const approved = await api.request('POST', '/graphql', { token: session, body: { query: `mutation { approveAccount(id: ${account.id}) { status approvedBy } }` } });
+    const approved = await api.request('POST', '/graphql', {
+      token: session,
+      body: { query: `mutation { approveAccount(id: ${account.id}) { status approvedBy } }` },
+    });
     expect(approved.body.data.approveAccount).toEqual({ status: 'active', approvedBy: 'ops@example.com' });
     expect((await loginAs(`b-${backend}@example.com`, PASSWORD)).status).toBe(200);
 
     await start('open');
-    const open = await api.request('POST', '/api/v1/auth/register', { token: null, body: { email: `d-${backend}@example.com`, password: PASSWORD } });
+    const open = await api.request('POST', '/api/v1/auth/register', {
+      token: null,
+      body: { email: `d-${backend}@example.com`, password: PASSWORD },
+    });
     expect(open.body.status).toBe('active');
-    expect((await api.request('POST', '/api/v1/auth/register', { token: null, body: { email: `d-${backend}@example.com`, password: PASSWORD } })).status).toBe(409);
+    expect(
+      (await api.request('POST', '/api/v1/auth/register', { token: null, body: { email: `d-${backend}@example.com`, password: PASSWORD } }))
+        .status,
+    ).toBe(409);
   });
 
   it('resets a password with a single-use, expiring token and ends the old sessions', async () => {
@@ -109,7 +135,9 @@ describe.each(backends)('admin accounts on %s', (backend) => {
     const oldSession = (await loginAs(email, PASSWORD)).body.token;
     mails.length = 0;
     expect((await api.request('POST', '/api/v1/auth/password-reset', { token: null, body: { email } })).body).toEqual({ accepted: true });
-    expect((await api.request('POST', '/api/v1/auth/password-reset', { token: null, body: { email: 'ghost@example.com' } })).body).toEqual({ accepted: true });
+    expect((await api.request('POST', '/api/v1/auth/password-reset', { token: null, body: { email: 'ghost@example.com' } })).body).toEqual({
+      accepted: true,
+    });
     expect(mails).toEqual([{ email, token: expect.any(String) }]);
     const stored = await db.prisma.passwordReset.findMany({ where: { account: { email } } });
     expect(JSON.stringify(stored)).not.toContain(mails[0]!.token);

@@ -36,7 +36,12 @@ describe('admin console in Chromium', () => {
     });
     await createAdminAccount(db.prisma, ADMIN);
     // Deliveries to this configuration go nowhere; no worker runs in the test server anyway.
-    await createWebhook(db.prisma, api.secrets, { url: 'http://127.0.0.1:9/hook', entityType: 'product', direction: 'to_erp', secret: 'whsec-e2e-0123456789' });
+    await createWebhook(db.prisma, api.secrets, {
+      url: 'http://127.0.0.1:9/hook',
+      entityType: 'product',
+      direction: 'to_erp',
+      secret: 'whsec-e2e-0123456789',
+    });
     const synced = await api.request('POST', '/api/v1/products', {
       body: { products: ['SKU-1', 'SKU-2', 'SKU-3'].map((external_id) => ({ external_id, name: `Product ${external_id}` })) },
     });
@@ -45,7 +50,15 @@ describe('admin console in Chromium', () => {
       executablePath: CHROMIUM,
       headless: true,
       // The machine's network is closed: keep Chromium from calling home.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     page.on('dialog', (dialog) => void dialog.accept());
@@ -88,7 +101,9 @@ describe('admin console in Chromium', () => {
 
   it('shows a failure the moment it is reported, then resolves it', async () => {
     // The live feed's SSE stream is open once its response has started.
-    const stream = page.waitForResponse((r) => r.url().endsWith('/graphql') && (r.headers()['content-type'] ?? '').startsWith('text/event-stream'));
+    const stream = page.waitForResponse(
+      (r) => r.url().endsWith('/graphql') && (r.headers()['content-type'] ?? '').startsWith('text/event-stream'),
+    );
     await page.reload();
     await stream;
     await page.waitForTimeout(300);
@@ -147,7 +162,10 @@ describe('admin console in Chromium', () => {
     expect(await row.textContent()).toContain('HTTP 503');
     await shot('queue');
     await row.getByRole('button', { name: 'Retry' }).click();
-    await page.getByRole('status').filter({ hasText: `Item #${queued.id} put back in the queue` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Item #${queued.id} put back in the queue` })
+      .waitFor();
     const retried = await db.prisma.outboundQueueItem.findUniqueOrThrow({ where: { id: queued.id } });
     expect(retried).toMatchObject({ status: 'pending', attempts: 0 });
   });
@@ -209,7 +227,10 @@ describe('admin console in Chromium', () => {
 
   it('approves a pending registration', async () => {
     const newcomer = 'new-ops@example.com';
-    const registered = await api.request('POST', '/api/v1/auth/register', { token: null, body: { email: newcomer, password: ADMIN.password } });
+    const registered = await api.request('POST', '/api/v1/auth/register', {
+      token: null,
+      body: { email: newcomer, password: ADMIN.password },
+    });
     expect(registered.body).toMatchObject({ status: 'pending' });
     await page.getByRole('link', { name: 'Accounts' }).click();
     const row = page.locator(`tr[data-account-email="${newcomer}"]`);
@@ -217,7 +238,10 @@ describe('admin console in Chromium', () => {
     await shot('accounts');
     await row.getByRole('button', { name: 'Approve' }).click();
     await row.locator('.badge.active').waitFor();
-    expect(await db.prisma.adminAccount.findUniqueOrThrow({ where: { email: newcomer } })).toMatchObject({ status: 'active', approvedBy: ADMIN.email });
+    expect(await db.prisma.adminAccount.findUniqueOrThrow({ where: { email: newcomer } })).toMatchObject({
+      status: 'active',
+      approvedBy: ADMIN.email,
+    });
   });
 
   it('signs out: the session is revoked on the server, not only forgotten', async () => {

@@ -8,7 +8,10 @@ import { startTestServer, type TestServer } from '../support/http';
 function fakeBuild(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'sgw-console-'));
   mkdirSync(path.join(dir, 'assets'));
-  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>console</title><script type="module" src="/admin/assets/main-abc123.js"></script>');
+  writeFileSync(
+    path.join(dir, 'index.html'),
+    '<!doctype html><title>console</title><script type="module" src="/admin/assets/main-abc123.js"></script>',
+  );
   writeFileSync(path.join(dir, 'assets', 'main-abc123.js'), 'console.log("hi")');
   writeFileSync(path.join(dir, 'assets', 'main-abc123.css'), 'body{}');
   return dir;

@@ -78,7 +78,7 @@ describe.each(backends)('bearer authentication on %s', (backend) => {
     await expect(revokeToken(ctx.db.prisma, 'no-such-token')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('returns the caller\'s X-Request-Id when it is sane, and a fresh one otherwise', async () => {
+  it("returns the caller's X-Request-Id when it is sane, and a fresh one otherwise", async () => {
     const given = await ctx.api.request('GET', '/health', { token: null, headers: { 'x-request-id': 'erp-batch-42' } });
     expect(given.headers.get('x-request-id')).toBe('erp-batch-42');
     const hostile = await ctx.api.request('GET', '/health', { token: null, headers: { 'x-request-id': 'a b<script>' } });

@@ -14,7 +14,10 @@ const SUBSCRIPTION = 'subscription { syncFailure { external_id error_message } }
 type Ending = 'complete' | { error: unknown } | 'still open';
 type Feed = { results: ExecutionResult[]; ended: Promise<Ending>; dispose(): void };
 
-function feed(subscribe: (sink: { next(r: ExecutionResult): void; error(e: unknown): void; complete(): void }) => () => void, dispose: () => void): Feed {
+function feed(
+  subscribe: (sink: { next(r: ExecutionResult): void; error(e: unknown): void; complete(): void }) => () => void,
+  dispose: () => void,
+): Feed {
   const results: ExecutionResult[] = [];
   let unsubscribe = () => undefined as void;
   const ended = new Promise<Ending>((resolve) => {
@@ -32,7 +35,10 @@ function feed(subscribe: (sink: { next(r: ExecutionResult): void; error(e: unkno
 
 function sseFeed(api: TestServer, token: string): Feed {
   const client = createSseClient({ url: `${api.url}/graphql`, headers: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
-  return feed((sink) => client.subscribe({ query: SUBSCRIPTION }, sink as never), () => client.dispose());
+  return feed(
+    (sink) => client.subscribe({ query: SUBSCRIPTION }, sink as never),
+    () => client.dispose(),
+  );
 }
 
 function wsFeed(api: TestServer, token: string): Feed {
@@ -42,14 +48,19 @@ function wsFeed(api: TestServer, token: string): Feed {
     connectionParams: { authorization: `Bearer ${token}` },
     retryAttempts: 0,
   });
-  return feed((sink) => client.subscribe({ query: SUBSCRIPTION }, sink as never), () => void client.dispose());
+  return feed(
+    (sink) => client.subscribe({ query: SUBSCRIPTION }, sink as never),
+    () => void client.dispose(),
+  );
 }
 
 /** How a feed ended, or 'still open' after `ms` (generous: a failing test should say so, not hang). */
 const endingWithin = (f: Feed, ms: number) => Promise.race([f.ended, new Promise<Ending>((r) => setTimeout(() => r('still open'), ms))]);
 
 const reportFailure = (api: TestServer, externalId: string) =>
-  api.request('POST', '/api/v1/failures', { body: { entity_type: 'product', external_id: externalId, source: 'webshop', error_message: 'Secret detail' } });
+  api.request('POST', '/api/v1/failures', {
+    body: { entity_type: 'product', external_id: externalId, source: 'webshop', error_message: 'Secret detail' },
+  });
 
 /** Reports probe failures until every feed has received one: then the server has them registered. */
 async function untilLive(api: TestServer, ...feeds: Feed[]): Promise<void> {
@@ -60,7 +71,8 @@ async function untilLive(api: TestServer, ...feeds: Feed[]): Promise<void> {
   if (feeds.some((f) => f.results.length === 0)) throw new Error('a subscription never became live');
 }
 
-const receivedIds = (f: Feed) => f.results.map((r) => (r.data as { syncFailure?: { external_id: string } } | undefined)?.syncFailure?.external_id);
+const receivedIds = (f: Feed) =>
+  f.results.map((r) => (r.data as { syncFailure?: { external_id: string } } | undefined)?.syncFailure?.external_id);
 
 async function untilReceived(f: Feed, externalId: string): Promise<void> {
   for (let i = 0; i < 100 && !receivedIds(f).includes(externalId); i++) await new Promise((r) => setTimeout(r, 50));
@@ -121,7 +133,10 @@ describe.each(backends)('revocation ends live streams on %s', (backend) => {
 
   it('ends the SSE and graphql-ws streams of an admin session when it signs out', async () => {
     await createAdminAccount(ctx.db.prisma, { email: 'streams@example.com', password: 'a long enough password' });
-    const login = await ctx.api.request('POST', '/api/v1/auth/login', { token: null, body: { email: 'streams@example.com', password: 'a long enough password' } });
+    const login = await ctx.api.request('POST', '/api/v1/auth/login', {
+      token: null,
+      body: { email: 'streams@example.com', password: 'a long enough password' },
+    });
     const session: string = login.body.token;
     const sse = track(sseFeed(ctx.api, session));
     const ws = track(wsFeed(ctx.api, session));
@@ -203,7 +218,11 @@ describeWithRedis('revocation across replicas through Redis', () => {
     const sse = sseFeed(replicaB, victim);
     feeds.push(sse);
     await untilLive(replicaB, sse);
-    const cli = await runCli({ ...process.env, DATABASE_URL: db.url, REDIS_URL: redisUrl, LOG_LEVEL: 'warn' }, ['token', 'revoke', 'cli-redis-victim-2']);
+    const cli = await runCli({ ...process.env, DATABASE_URL: db.url, REDIS_URL: redisUrl, LOG_LEVEL: 'warn' }, [
+      'token',
+      'revoke',
+      'cli-redis-victim-2',
+    ]);
     expect(cli).toMatchObject({ code: 0, stdout: expect.stringContaining('revoked token "cli-redis-victim-2"') });
     // The periodic re-verification runs once a minute here: only the CLI's notice ends it this soon.
     expect(await endingWithin(sse, 10_000)).toBe('complete');

@@ -25,7 +25,14 @@ describe.each(backends)('change feed guarantees on %s', (backend) => {
   };
   const list = async (token?: string, query = '?limit=500') =>
     (await ctx.api.request('GET', `/api/v1/updated-products${query}`, token ? { token } : {})).body as {
-      payload: Array<{ id: number; externalId: string; revision: number; data: Record<string, unknown>; changedFields: string[]; updatedAt: string }>;
+      payload: Array<{
+        id: number;
+        externalId: string;
+        revision: number;
+        data: Record<string, unknown>;
+        changedFields: string[];
+        updatedAt: string;
+      }>;
       meta: { total: number };
     };
   const stored = (externalId: string) => ctx.db.prisma.product.findUniqueOrThrow({ where: { externalId } });
@@ -63,7 +70,13 @@ describe.each(backends)('change feed guarantees on %s', (backend) => {
     expect(future.status).toBe(400);
     expect(future.body.error.details).toEqual([{ field: 'revision', message: expect.stringContaining('revision 2') }]);
     const futureBatch = await ctx.api.request('POST', '/api/v1/updated-products/batch-delete', {
-      body: { items: [{ id: first!.id, revision: 2 }, { id: first!.id + 1000, revision: 1 }, { id: first!.id, revision: 9 }] },
+      body: {
+        items: [
+          { id: first!.id, revision: 2 },
+          { id: first!.id + 1000, revision: 1 },
+          { id: first!.id, revision: 9 },
+        ],
+      },
     });
     expect(futureBatch.status).toBe(400);
     expect(futureBatch.body.error.details).toEqual([{ field: 'items[2].revision', message: expect.any(String) }]);
@@ -78,7 +91,10 @@ describe.each(backends)('change feed guarantees on %s', (backend) => {
   });
 
   it('acknowledges nothing by id for a client that was never shown the record', async () => {
-    await push([{ external_id: 'X', price: 1 }, { external_id: 'Y', price: 1 }]);
+    await push([
+      { external_id: 'X', price: 1 },
+      { external_id: 'Y', price: 1 },
+    ]);
     const [x, y] = (await list(other)).payload;
 
     const single = await ctx.api.request('DELETE', `/api/v1/updated-products/${x!.id}`);
@@ -116,7 +132,11 @@ describe.each(backends)('change feed guarantees on %s', (backend) => {
       await blocker.query('BEGIN');
       await blocker.query(`SELECT 1 FROM products WHERE external_id = 'L-0' FOR UPDATE`);
       const long = push(Array.from({ length: 2000 }, (_, i) => ({ external_id: `L-${i}`, price: i + 1 })));
-      await waitFor(async () => (await blocker.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rowCount! > 0);
+      await waitFor(
+        async () =>
+          (await blocker.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))
+            .rowCount! > 0,
+      );
       await push([{ external_id: 'S', price: 1 }]);
 
       // The documented keyset paging: since and after_id from the last record of each page.

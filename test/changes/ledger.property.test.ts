@@ -5,7 +5,12 @@ import { acknowledgeMany } from '../../src/changes/tracked-service';
 import { listUpdatedProducts, syncProducts } from '../../src/products/product.service';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
 
-const value = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom('a', 'b'), fc.constant(null), fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 2 }));
+const value = fc.oneof(
+  fc.integer({ min: 0, max: 3 }),
+  fc.constantFrom('a', 'b'),
+  fc.constant(null),
+  fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 2 }),
+);
 // Free-form fields (name, price… have types of their own, checked elsewhere).
 const fields = fc.dictionary(fc.constantFrom('color', 'size', 'dims', 'tags'), value, { maxKeys: 3 });
 
@@ -83,7 +88,13 @@ describe.each(backends)('the acknowledgement ledger on %s', (backend) => {
           const page = await listUpdatedProducts(db.prisma, c.reader, { limit: c.limit });
           lastListed.set(
             c.reader,
-            page.payload.map((p) => ({ id: p.id, externalId: p.externalId, revision: p.revision, data: p.data as Record<string, unknown>, raced })),
+            page.payload.map((p) => ({
+              id: p.id,
+              externalId: p.externalId,
+              revision: p.revision,
+              data: p.data as Record<string, unknown>,
+              raced,
+            })),
           );
         };
 

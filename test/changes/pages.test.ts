@@ -26,13 +26,31 @@ describe.each(backends)('change list pages on %s', (backend) => {
           erp_id: i,
           name: `Product ${i}`,
           price: 1.5 + i,
-          pricelists: [{ pricelist_external_id: 'R', pricelist_name: 'Retail', price: 2.25, start_date: '2026-01-01', end_date: '2026-12-31' }],
-          purchase_orders: [{ external_id: `PO${i}`, supplier_external_id: 'S1', order_date: '2026-11-01', lines: [{ product_external_id: `P${i}`, quantity: 2, price: 1 }] }],
+          pricelists: [
+            { pricelist_external_id: 'R', pricelist_name: 'Retail', price: 2.25, start_date: '2026-01-01', end_date: '2026-12-31' },
+          ],
+          purchase_orders: [
+            {
+              external_id: `PO${i}`,
+              supplier_external_id: 'S1',
+              order_date: '2026-11-01',
+              lines: [{ product_external_id: `P${i}`, quantity: 2, price: 1 }],
+            },
+          ],
         })),
         'erp_sync',
       ),
     );
-    ok(await syncSaleOrders(db.prisma, [{ external_id: 'SO-in', direction: 'inbound', lines: [] }, { external_id: 'SO-out', direction: 'outbound', lines: [] }], 'erp_sync'));
+    ok(
+      await syncSaleOrders(
+        db.prisma,
+        [
+          { external_id: 'SO-in', direction: 'inbound', lines: [] },
+          { external_id: 'SO-out', direction: 'outbound', lines: [] },
+        ],
+        'erp_sync',
+      ),
+    );
     ok(await syncStocks(db.prisma, [{ supplier_external_id: 'S1', product_external_id: 'P0', quantity: -3.5, purchase_price: 1.25 }]));
   });
   afterAll(() => db?.close());
@@ -46,31 +64,50 @@ describe.each(backends)('change list pages on %s', (backend) => {
     purchase_orders: () => db.prisma.purchaseOrder.findMany({ where: { pending: true }, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }] }),
   };
 
-  it.each(Object.keys(prismaRows) as TrackedTableName[])('%s: rows in the Prisma model shape, total, and the listing remembered', async (table) => {
-    const before = await prismaRows[table]();
-    expect(before.length).toBeGreaterThan(0);
-    const page = await changeListPage(db.prisma, table, READER, { limit: 500 });
-    // Everything but listedRevisions, which the listing itself sets (and the page leaves out).
-    const strip = (rows: Array<{ id: number }>) => rows.map(({ listedRevisions: _l, ...rest }: { id: number; listedRevisions?: unknown }) => rest);
-    expect(strip(page.payload)).toEqual(strip(before));
-    expect(page.meta).toEqual({ total: before.length, limit: 500, offset: 0 });
-    const after = (await prismaRows[table]()) as unknown as Array<{ revision: number; listedRevisions: Record<string, number> }>;
-    expect(after.every((r) => r.listedRevisions[READER] === r.revision)).toBe(true);
-    expect(after.every((r) => Object.keys(r.listedRevisions).length === 1)).toBe(true);
-  });
+  it.each(Object.keys(prismaRows) as TrackedTableName[])(
+    '%s: rows in the Prisma model shape, total, and the listing remembered',
+    async (table) => {
+      const before = await prismaRows[table]();
+      expect(before.length).toBeGreaterThan(0);
+      const page = await changeListPage(db.prisma, table, READER, { limit: 500 });
+      // Everything but listedRevisions, which the listing itself sets (and the page leaves out).
+      const strip = (rows: Array<{ id: number }>) =>
+        rows.map(({ listedRevisions: _l, ...rest }: { id: number; listedRevisions?: unknown }) => rest);
+      expect(strip(page.payload)).toEqual(strip(before));
+      expect(page.meta).toEqual({ total: before.length, limit: 500, offset: 0 });
+      const after = (await prismaRows[table]()) as unknown as Array<{ revision: number; listedRevisions: Record<string, number> }>;
+      expect(after.every((r) => r.listedRevisions[READER] === r.revision)).toBe(true);
+      expect(after.every((r) => Object.keys(r.listedRevisions).length === 1)).toBe(true);
+    },
+  );
 
   it('pages with limit and offset, counts every pending record, and is empty past the end', async () => {
     const first = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'products', READER, { limit: 2 });
-    const second = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'products', READER, { limit: 2, offset: 2 });
+    const second = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'products', READER, {
+      limit: 2,
+      offset: 2,
+    });
     expect([...first.payload, ...second.payload].map((p) => p.externalId)).toEqual(['P0', 'P1', 'P2']);
     expect(second.meta).toEqual({ total: 3, limit: 2, offset: 2 });
-    expect(await changeListPage(db.prisma, 'products', READER, { offset: 10 })).toEqual({ payload: [], meta: { total: 3, limit: 50, offset: 10 } });
+    expect(await changeListPage(db.prisma, 'products', READER, { offset: 10 })).toEqual({
+      payload: [],
+      meta: { total: 3, limit: 50, offset: 10 },
+    });
   });
 
   it('filters by since and by a column value', async () => {
     const latest = await db.prisma.product.findFirstOrThrow({ orderBy: [{ updatedAt: 'desc' }] });
-    expect(await changeListPage(db.prisma, 'products', READER, { since: latest.updatedAt })).toMatchObject({ payload: [], meta: { total: 0 } });
-    const inbound = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'sale_orders', READER, {}, { direction: 'inbound' });
+    expect(await changeListPage(db.prisma, 'products', READER, { since: latest.updatedAt })).toMatchObject({
+      payload: [],
+      meta: { total: 0 },
+    });
+    const inbound = await changeListPage<{ id: number; revision: number; externalId: string }>(
+      db.prisma,
+      'sale_orders',
+      READER,
+      {},
+      { direction: 'inbound' },
+    );
     expect(inbound.payload.map((o) => o.externalId)).toEqual(['SO-in']);
     expect(inbound.meta.total).toBe(1);
   });

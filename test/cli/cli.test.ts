@@ -20,7 +20,15 @@ describe('sync-gateway CLI and server process (embedded PGlite)', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'sgw-cli-'));
-    env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' };
+    env = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
+    };
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
@@ -48,183 +56,240 @@ describe('sync-gateway CLI and server process (embedded PGlite)', () => {
       child.kill('SIGTERM');
     });
 
-  it('creates tokens, serves with them, refuses a second process on the data directory, and keeps data across restarts', async () => {
-    const created = await run('token', 'create', '--name', 'erp');
-    expect(created.code).toBe(0);
-    const lines = created.stdout.trim().split('\n');
-    const token = lines[lines.length - 1]!;
-    expect(token).toMatch(/^sgw_[A-Za-z0-9_-]{43}$/);
+  it(
+    'creates tokens, serves with them, refuses a second process on the data directory, and keeps data across restarts',
+    async () => {
+      const created = await run('token', 'create', '--name', 'erp');
+      expect(created.code).toBe(0);
+      const lines = created.stdout.trim().split('\n');
+      const token = lines[lines.length - 1]!;
+      expect(token).toMatch(/^sgw_[A-Za-z0-9_-]{43}$/);
 
-    const admin = await run('token', 'create', '--name', 'ops', '--role', 'admin');
-    expect(admin.stdout).toMatch(/role admin/);
-    const badRole = await run('token', 'create', '--name', 'x', '--role', 'root');
-    expect(badRole.code).not.toBe(0);
-    expect(badRole.stderr).toMatch(/integration or admin/);
+      const admin = await run('token', 'create', '--name', 'ops', '--role', 'admin');
+      expect(admin.stdout).toMatch(/role admin/);
+      const badRole = await run('token', 'create', '--name', 'x', '--role', 'root');
+      expect(badRole.code).not.toBe(0);
+      expect(badRole.stderr).toMatch(/integration or admin/);
 
-    const listed = await run('token', 'list');
-    expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/erp/);
-    expect(listed.stdout).toMatch(/ops/);
-    expect(listed.stdout).not.toContain(token);
+      const listed = await run('token', 'list');
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(/erp/);
+      expect(listed.stdout).toMatch(/ops/);
+      expect(listed.stdout).not.toContain(token);
 
-    const server = await serve();
-    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    expect((await fetch(`${server.url}/health`)).status).toBe(200);
-    const pushed = await fetch(`${server.url}/api/v1/products`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ external_id: 'CLI-1', name: 'kept' }),
-    });
-    expect(await pushed.json()).toMatchObject({ created: 1 });
+      const server = await serve();
+      const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      expect((await fetch(`${server.url}/health`)).status).toBe(200);
+      const pushed = await fetch(`${server.url}/api/v1/products`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ external_id: 'CLI-1', name: 'kept' }),
+      });
+      expect(await pushed.json()).toMatchObject({ created: 1 });
 
-    const whileServing = await run('token', 'list');
-    expect(whileServing.code).toBe(1);
-    expect(whileServing.stderr).toMatch(/data directory .* is in use by another sync-gateway process/);
+      const whileServing = await run('token', 'list');
+      expect(whileServing.code).toBe(1);
+      expect(whileServing.stderr).toMatch(/data directory .* is in use by another sync-gateway process/);
 
-    expect(await stop(server.child)).toBe(0);
-    expect(server.output()).toMatch(/"msg":"stopped"/);
+      expect(await stop(server.child)).toBe(0);
+      expect(server.output()).toMatch(/"msg":"stopped"/);
 
-    const restarted = await serve();
-    try {
-      const list = await (await fetch(`${restarted.url}/api/v1/updated-products`, { headers: auth })).json();
-      expect(list.payload).toEqual([expect.objectContaining({ externalId: 'CLI-1', data: { name: 'kept' } })]);
-    } finally {
-      expect(await stop(restarted.child)).toBe(0);
-    }
+      const restarted = await serve();
+      try {
+        const list = await (await fetch(`${restarted.url}/api/v1/updated-products`, { headers: auth })).json();
+        expect(list.payload).toEqual([expect.objectContaining({ externalId: 'CLI-1', data: { name: 'kept' } })]);
+      } finally {
+        expect(await stop(restarted.child)).toBe(0);
+      }
 
-    const revoked = await run('token', 'revoke', 'erp');
-    expect(revoked.code).toBe(0);
-    const afterRevoke = await run('token', 'list');
-    expect(afterRevoke.stdout).toMatch(/erp.*\d{4}-\d\d-\d\dT/);
-    const unknown = await run('token', 'revoke', 'nobody');
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/No token/);
+      const revoked = await run('token', 'revoke', 'erp');
+      expect(revoked.code).toBe(0);
+      const afterRevoke = await run('token', 'list');
+      expect(afterRevoke.stdout).toMatch(/erp.*\d{4}-\d\d-\d\dT/);
+      const unknown = await run('token', 'revoke', 'nobody');
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/No token/);
 
-    const migrate = await run('migrate');
-    expect(migrate.code).toBe(0);
-    expect(migrate.stdout).toMatch(/up to date/);
-  }, CLI_TEST_TIMEOUT_MS);
+      const migrate = await run('migrate');
+      expect(migrate.code).toBe(0);
+      expect(migrate.stdout).toMatch(/up to date/);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
-  it('manages webhook configurations with secrets encrypted under a key generated into DATA_DIR', async () => {
-    const added = await run('webhook', 'add', '--url', 'http://127.0.0.1:9/hook', '--entity-type', 'product', '--direction', 'to_erp', '--secret', 'cli-secret-0123456789');
-    expect(added.code).toBe(0);
-    const id = /added webhook (\d+)/.exec(added.stdout)?.[1];
-    expect(id).toBeDefined();
-    const keyFile = path.join(dataDir, 'encryption.key');
-    expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
-    expect((await readFile(keyFile, 'utf8')).trim()).toMatch(/^[0-9a-f]{64}$/);
-
-    const listed = await run('webhook', 'list');
-    expect(listed.stdout).toMatch(/http:\/\/127\.0\.0\.1:9\/hook/);
-    expect(listed.stdout).not.toContain('cli-secret-0123456789');
-
-    const bad = await run('webhook', 'add', '--url', 'ftp://x', '--entity-type', 'invoice', '--direction', 'to_erp', '--secret', 'short');
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/url: /);
-    expect(bad.stderr).toMatch(/entityType: /);
-    expect(bad.stderr).toMatch(/secret: /);
-
-    expect((await run('webhook', 'disable', id!)).stdout).toMatch(/disabled webhook/);
-    expect((await run('webhook', 'list')).stdout).toMatch(/false/);
-    expect((await run('webhook', 'remove', id!)).stdout).toMatch(/removed webhook/);
-    expect((await run('webhook', 'remove', 'abc')).stderr).toMatch(/must be a number/);
-  }, CLI_TEST_TIMEOUT_MS);
-
-  it('generates a whsec_ secret when none is given, rotates it with a grace period, sends a test event, refuses loopback unless allowed', async () => {
-    const receiver = await startReceiver();
-    try {
-      const added = await run('webhook', 'add', '--url', receiver.url, '--entity-type', 'partner', '--direction', 'to_erp');
+  it(
+    'manages webhook configurations with secrets encrypted under a key generated into DATA_DIR',
+    async () => {
+      const added = await run(
+        'webhook',
+        'add',
+        '--url',
+        'http://127.0.0.1:9/hook',
+        '--entity-type',
+        'product',
+        '--direction',
+        'to_erp',
+        '--secret',
+        'cli-secret-0123456789',
+      );
       expect(added.code).toBe(0);
-      const secret = added.stdout.trim().split('\n').pop()!;
-      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-      const id = /added webhook (\d+)/.exec(added.stdout)![1]!;
+      const id = /added webhook (\d+)/.exec(added.stdout)?.[1];
+      expect(id).toBeDefined();
+      const keyFile = path.join(dataDir, 'encryption.key');
+      expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+      expect((await readFile(keyFile, 'utf8')).trim()).toMatch(/^[0-9a-f]{64}$/);
 
-      const rotated = await run('webhook', 'rotate-secret', id, '--grace', '2h');
-      expect(rotated.code).toBe(0);
-      expect(rotated.stdout).toMatch(/old secret stays valid until/);
-      const fresh = rotated.stdout.trim().split('\n').pop()!;
-      expect(fresh).toMatch(/^whsec_/);
-      expect(fresh).not.toBe(secret);
-      expect((await run('webhook', 'rotate-secret', id, '--grace', 'soon')).stderr).toMatch(/duration like/);
+      const listed = await run('webhook', 'list');
+      expect(listed.stdout).toMatch(/http:\/\/127\.0\.0\.1:9\/hook/);
+      expect(listed.stdout).not.toContain('cli-secret-0123456789');
 
-      const tested = await run('webhook', 'test', id);
-      expect(tested).toMatchObject({ code: 0, stdout: expect.stringMatching(/^delivered \(HTTP 200\)/) });
-      const [request] = receiver.requests;
-      const headers = { 'webhook-id': String(request!.headers['webhook-id']), 'webhook-timestamp': String(request!.headers['webhook-timestamp']), 'webhook-signature': String(request!.headers['webhook-signature']) };
-      expect(new Webhook(secret).verify(request!.body, headers)).toMatchObject({ event: 'webhook.test' });
-      expect(new Webhook(fresh).verify(request!.body, headers)).toMatchObject({ event: 'webhook.test' });
+      const bad = await run('webhook', 'add', '--url', 'ftp://x', '--entity-type', 'invoice', '--direction', 'to_erp', '--secret', 'short');
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/url: /);
+      expect(bad.stderr).toMatch(/entityType: /);
+      expect(bad.stderr).toMatch(/secret: /);
 
-      const refused = await runCli({ ...env, WEBHOOK_ALLOWED_NETWORKS: '' }, ['webhook', 'add', '--url', receiver.url, '--entity-type', 'product', '--direction', 'to_erp']);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/url: Deliveries to this address are refused: 127\.0\.0\.1 is a loopback address/);
-      expect((await run('webhook', 'remove', id)).code).toBe(0);
-    } finally {
-      await receiver.close();
-    }
-  }, CLI_TEST_TIMEOUT_MS);
+      expect((await run('webhook', 'disable', id!)).stdout).toMatch(/disabled webhook/);
+      expect((await run('webhook', 'list')).stdout).toMatch(/false/);
+      expect((await run('webhook', 'remove', id!)).stdout).toMatch(/removed webhook/);
+      expect((await run('webhook', 'remove', 'abc')).stderr).toMatch(/must be a number/);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'generates a whsec_ secret when none is given, rotates it with a grace period, sends a test event, refuses loopback unless allowed',
+    async () => {
+      const receiver = await startReceiver();
+      try {
+        const added = await run('webhook', 'add', '--url', receiver.url, '--entity-type', 'partner', '--direction', 'to_erp');
+        expect(added.code).toBe(0);
+        const secret = added.stdout.trim().split('\n').pop()!;
+        expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+        const id = /added webhook (\d+)/.exec(added.stdout)![1]!;
+
+        const rotated = await run('webhook', 'rotate-secret', id, '--grace', '2h');
+        expect(rotated.code).toBe(0);
+        expect(rotated.stdout).toMatch(/old secret stays valid until/);
+        const fresh = rotated.stdout.trim().split('\n').pop()!;
+        expect(fresh).toMatch(/^whsec_/);
+        expect(fresh).not.toBe(secret);
+        expect((await run('webhook', 'rotate-secret', id, '--grace', 'soon')).stderr).toMatch(/duration like/);
+
+        const tested = await run('webhook', 'test', id);
+        expect(tested).toMatchObject({ code: 0, stdout: expect.stringMatching(/^delivered \(HTTP 200\)/) });
+        const [request] = receiver.requests;
+        const headers = {
+          'webhook-id': String(request!.headers['webhook-id']),
+          'webhook-timestamp': String(request!.headers['webhook-timestamp']),
+          'webhook-signature': String(request!.headers['webhook-signature']),
+        };
+        expect(new Webhook(secret).verify(request!.body, headers)).toMatchObject({ event: 'webhook.test' });
+        expect(new Webhook(fresh).verify(request!.body, headers)).toMatchObject({ event: 'webhook.test' });
+
+        const refused = await runCli({ ...env, WEBHOOK_ALLOWED_NETWORKS: '' }, [
+          'webhook',
+          'add',
+          '--url',
+          receiver.url,
+          '--entity-type',
+          'product',
+          '--direction',
+          'to_erp',
+        ]);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toMatch(/url: Deliveries to this address are refused: 127\.0\.0\.1 is a loopback address/);
+        expect((await run('webhook', 'remove', id)).code).toBe(0);
+      } finally {
+        await receiver.close();
+      }
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });
 
 const describeWithPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
 describeWithPostgres('sync-gateway CLI on PostgreSQL (DATABASE_URL)', () => {
-  it('migrates a fresh database and manages tokens in it', async () => {
-    const database = await createPostgresDatabase();
-    const env = { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
-    const run = (...args: string[]) => runCli(env, args);
-    try {
-      const migrated = await run('migrate');
-      expect(migrated).toMatchObject({ code: 0 });
-      expect(migrated.stdout).toMatch(/applied: \d{14}_init/);
-      const created = await run('token', 'create', '--name', 'pg-erp');
-      expect(created.stdout.trim().split('\n').pop()).toMatch(/^sgw_/);
-      expect((await run('token', 'list')).stdout).toMatch(/pg-erp/);
-    } finally {
-      await database.drop();
-    }
-  }, CLI_TEST_TIMEOUT_MS);
-
-  it('serves with its webhook worker on a thread of its own: a reported failure is delivered, /ready and /metrics know', async () => {
-    const database = await createPostgresDatabase();
-    const receiver = await startReceiver();
-    const env = {
-      ...process.env,
-      DATABASE_URL: database.url,
-      ENCRYPTION_KEY: 'ab'.repeat(32),
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
-    };
-    const run = (...args: string[]) => runCli(env, args);
-    let server: ServeProcess | undefined;
-    try {
-      expect(await run('migrate')).toMatchObject({ code: 0 });
-      const token = (await run('token', 'create', '--name', 'erp')).stdout.trim().split('\n').pop()!;
-      expect((await run('webhook', 'add', '--url', receiver.url, '--entity-type', 'product', '--direction', 'to_webshop', '--secret', 'a-secret-of-16-chars'))).toMatchObject({ code: 0 });
-      server = await serveProcess(env);
-      const url = server.url;
-      const auth = { authorization: `Bearer ${token}` };
-      const reported = await fetch(`${url}/api/v1/failures`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ entity_type: 'product', external_id: 'SKU-T', source: 'erp', error_message: 'Unknown tax class' }),
-      });
-      expect(reported.status).toBe(201);
-      for (let i = 0; i < 100 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-      expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ event: 'sync_failure', external_id: 'SKU-T' });
-      const ready = await (await fetch(`${url}/ready`)).json();
-      expect(ready).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', worker: 'ok' } });
-      // The attempt is counted by the thread and reported to the process's registry.
-      let metrics = '';
-      for (let i = 0; i < 50 && !/webhook_delivery_attempts_total\{outcome="completed"\} 1/.test(metrics); i++) {
-        metrics = await (await fetch(`${url}/metrics`, { headers: auth })).text();
-        await new Promise((r) => setTimeout(r, 100));
+  it(
+    'migrates a fresh database and manages tokens in it',
+    async () => {
+      const database = await createPostgresDatabase();
+      const env = { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
+      const run = (...args: string[]) => runCli(env, args);
+      try {
+        const migrated = await run('migrate');
+        expect(migrated).toMatchObject({ code: 0 });
+        expect(migrated.stdout).toMatch(/applied: \d{14}_init/);
+        const created = await run('token', 'create', '--name', 'pg-erp');
+        expect(created.stdout.trim().split('\n').pop()).toMatch(/^sgw_/);
+        expect((await run('token', 'list')).stdout).toMatch(/pg-erp/);
+      } finally {
+        await database.drop();
       }
-      expect(metrics).toMatch(/sync_gateway_webhook_delivery_attempts_total\{outcome="completed"\} 1/);
-    } finally {
-      await server?.stop();
-      await receiver.close();
-      await database.drop();
-    }
-  }, CLI_TEST_TIMEOUT_MS);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'serves with its webhook worker on a thread of its own: a reported failure is delivered, /ready and /metrics know',
+    async () => {
+      const database = await createPostgresDatabase();
+      const receiver = await startReceiver();
+      const env = {
+        ...process.env,
+        DATABASE_URL: database.url,
+        ENCRYPTION_KEY: 'ab'.repeat(32),
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
+      };
+      const run = (...args: string[]) => runCli(env, args);
+      let server: ServeProcess | undefined;
+      try {
+        expect(await run('migrate')).toMatchObject({ code: 0 });
+        const token = (await run('token', 'create', '--name', 'erp')).stdout.trim().split('\n').pop()!;
+        expect(
+          await run(
+            'webhook',
+            'add',
+            '--url',
+            receiver.url,
+            '--entity-type',
+            'product',
+            '--direction',
+            'to_webshop',
+            '--secret',
+            'a-secret-of-16-chars',
+          ),
+        ).toMatchObject({ code: 0 });
+        server = await serveProcess(env);
+        const url = server.url;
+        const auth = { authorization: `Bearer ${token}` };
+        const reported = await fetch(`${url}/api/v1/failures`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ entity_type: 'product', external_id: 'SKU-T', source: 'erp', error_message: 'Unknown tax class' }),
+        });
+        expect(reported.status).toBe(201);
+        for (let i = 0; i < 100 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+        expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ event: 'sync_failure', external_id: 'SKU-T' });
+        const ready = await (await fetch(`${url}/ready`)).json();
+        expect(ready).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', worker: 'ok' } });
+        // The attempt is counted by the thread and reported to the process's registry.
+        let metrics = '';
+        for (let i = 0; i < 50 && !/webhook_delivery_attempts_total\{outcome="completed"\} 1/.test(metrics); i++) {
+          metrics = await (await fetch(`${url}/metrics`, { headers: auth })).text();
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(metrics).toMatch(/sync_gateway_webhook_delivery_attempts_total\{outcome="completed"\} 1/);
+      } finally {
+        await server?.stop();
+        await receiver.close();
+        await database.drop();
+      }
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });

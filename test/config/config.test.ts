@@ -23,7 +23,9 @@ describe('loadConfig', () => {
       workerLeaseMs: 10_000,
       databasePool: { size: 10, workerSize: 4, timeoutMs: 5_000, statementTimeoutMs: 60_000, connectTimeoutMs: 300_000 },
     });
-    expect(loadConfig({ DATABASE_POOL_SIZE: '4', WORKER_DATABASE_POOL_SIZE: '2', DATABASE_POOL_TIMEOUT_MS: '2000' }).databasePool).toMatchObject({ size: 4, workerSize: 2, timeoutMs: 2_000 });
+    expect(
+      loadConfig({ DATABASE_POOL_SIZE: '4', WORKER_DATABASE_POOL_SIZE: '2', DATABASE_POOL_TIMEOUT_MS: '2000' }).databasePool,
+    ).toMatchObject({ size: 4, workerSize: 2, timeoutMs: 2_000 });
     expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(/DATABASE_POOL_SIZE/);
   });
 
@@ -47,11 +49,16 @@ describe('loadConfig', () => {
 
   it('reads the SSRF guard lists as CIDRs and names the entries that are not', () => {
     expect(loadConfig({}).webhookNetworks).toEqual({ allowed: [], blocked: [] });
-    expect(loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32, fd00::/8', WEBHOOK_BLOCKED_NETWORKS: '10.0.0.0/8,192.168.1.7' }).webhookNetworks).toEqual({
+    expect(
+      loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32, fd00::/8', WEBHOOK_BLOCKED_NETWORKS: '10.0.0.0/8,192.168.1.7' })
+        .webhookNetworks,
+    ).toEqual({
       allowed: ['127.0.0.1/32', 'fd00::/8'],
       blocked: ['10.0.0.0/8', '192.168.1.7'],
     });
-    expect(() => loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/33,localhost' })).toThrow(/WEBHOOK_ALLOWED_NETWORKS: .*127\.0\.0\.1\/33, localhost/);
+    expect(() => loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/33,localhost' })).toThrow(
+      /WEBHOOK_ALLOWED_NETWORKS: .*127\.0\.0\.1\/33, localhost/,
+    );
     expect(() => loadConfig({ WEBHOOK_BLOCKED_NETWORKS: '10.0.0.0/x' })).toThrow(/WEBHOOK_BLOCKED_NETWORKS/);
   });
 });

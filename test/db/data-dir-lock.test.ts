@@ -62,7 +62,14 @@ describe('the data-directory lock after its holder died', () => {
 
   async function fakeHolder(holder: Partial<LockHolder>): Promise<void> {
     await mkdir(lockPath);
-    const record: LockHolder = { pid: process.pid, hostname: os.hostname(), bootId: null, startTicks: startTicks(process.pid), ...(await lockIdentity(lockPath)), ...holder };
+    const record: LockHolder = {
+      pid: process.pid,
+      hostname: os.hostname(),
+      bootId: null,
+      startTicks: startTicks(process.pid),
+      ...(await lockIdentity(lockPath)),
+      ...holder,
+    };
     await writeFile(holderFile(lockPath), JSON.stringify(record));
   }
 

@@ -59,13 +59,18 @@ describe('durable embedded writes', () => {
 
   // strace proves the syncs reach the kernel from a real `serve` (dist/): npm run build first.
   const withStrace = straceAvailable() ? it : it.skip;
-  if (!straceAvailable()) console.warn('strace is not installed: the WAL-sync count of a real serve process is skipped (apt-get install -y strace)');
+  if (!straceAvailable())
+    console.warn('strace is not installed: the WAL-sync count of a real serve process is skipped (apt-get install -y strace)');
 
-  withStrace('a real serve process syncs a pg_wal file at least once per 2xx write, and not at all with EMBEDDED_FSYNC=false', async () => {
-    const on = await countWalSyncs(8, true);
-    expect(on.walSyncs).toBeGreaterThanOrEqual(8);
-    const off = await countWalSyncs(8, false);
-    expect(off.walWrites).toBeGreaterThanOrEqual(8);
-    expect(off.walSyncs).toBe(0);
-  }, 300_000);
+  withStrace(
+    'a real serve process syncs a pg_wal file at least once per 2xx write, and not at all with EMBEDDED_FSYNC=false',
+    async () => {
+      const on = await countWalSyncs(8, true);
+      expect(on.walSyncs).toBeGreaterThanOrEqual(8);
+      const off = await countWalSyncs(8, false);
+      expect(off.walWrites).toBeGreaterThanOrEqual(8);
+      expect(off.walSyncs).toBe(0);
+    },
+    300_000,
+  );
 });

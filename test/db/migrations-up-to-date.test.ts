@@ -16,7 +16,11 @@ describe('the start-up check that lets the schema engine be skipped', () => {
     expect((await applyMigrations(new PrismaPGlite(pglite))).length).toBeGreaterThan(0);
     expect(await migrationsUpToDate(pglite)).toBe(true);
 
-    const [last] = (await pglite.query<{ id: string; checksum: string }>('SELECT id, checksum FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1')).rows;
+    const [last] = (
+      await pglite.query<{ id: string; checksum: string }>(
+        'SELECT id, checksum FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1',
+      )
+    ).rows;
     await pglite.query("UPDATE _prisma_migrations SET checksum = 'x' WHERE id = $1", [last!.id]);
     expect(await migrationsUpToDate(pglite)).toBe(false);
     await pglite.query('UPDATE _prisma_migrations SET checksum = $2 WHERE id = $1', [last!.id, last!.checksum]);

@@ -26,7 +26,13 @@ describe.each(backends)('applied migrations on %s', (backend) => {
 
   it('are recorded in _prisma_migrations as prisma migrate deploy records them', async () => {
     const rows = await db.prisma.$queryRawUnsafe<
-      Array<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null; applied_steps_count: number }>
+      Array<{
+        migration_name: string;
+        checksum: string;
+        finished_at: Date | null;
+        rolled_back_at: Date | null;
+        applied_steps_count: number;
+      }>
     >('SELECT migration_name, checksum, finished_at, rolled_back_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name');
     const list = await readMigrationList();
     expect(rows.map((r) => r.migration_name)).toEqual(list.migrationDirectories.map((d) => d.path));

@@ -55,14 +55,32 @@ describeWithPostgres('starting against a full database (PostgreSQL)', () => {
       held.push(c);
     }
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'main.ts'), 'serve'], {
-      env: { ...process.env, DATABASE_URL: limitedUrl, ENCRYPTION_KEY: randomBytes(32).toString('hex'), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', DATABASE_CONNECT_TIMEOUT_MS: '60000' },
+      env: {
+        ...process.env,
+        DATABASE_URL: limitedUrl,
+        ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        DATABASE_CONNECT_TIMEOUT_MS: '60000',
+      },
       cwd: ROOT,
     });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d));
     child.stderr.on('data', (d: Buffer) => (output += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const lines = () => output.split('\n').filter(Boolean).flatMap((l) => { try { return [JSON.parse(l) as Record<string, unknown>]; } catch { return []; } });
+    const lines = () =>
+      output
+        .split('\n')
+        .filter(Boolean)
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l) as Record<string, unknown>];
+          } catch {
+            return [];
+          }
+        });
     const waitFor = async (condition: () => boolean, ms: number, what: string) => {
       for (const started = Date.now(); !condition(); await new Promise((r) => setTimeout(r, 50))) {
         if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode} while waiting for ${what}: ${output}`);
@@ -78,11 +96,12 @@ describeWithPostgres('starting against a full database (PostgreSQL)', () => {
 
       await Promise.all(held.splice(0).map((c) => c.end()));
       await waitFor(() => output.includes('"sync-gateway listening"'), 60_000, 'listening');
-      const url = (lines().find((l) => l.msg === 'sync-gateway listening')!.url as string);
+      const url = lines().find((l) => l.msg === 'sync-gateway listening')!.url as string;
       expect((await fetch(`${url}/health`)).status).toBe(200);
       const ready = async () => (await fetch(`${url}/ready`)).status;
       let status = 0;
-      for (const started = Date.now(); Date.now() - started < 20_000 && status !== 200; await new Promise((r) => setTimeout(r, 200))) status = await ready();
+      for (const started = Date.now(); Date.now() - started < 20_000 && status !== 200; await new Promise((r) => setTimeout(r, 200)))
+        status = await ready();
       expect(status).toBe(200);
     } finally {
       await Promise.all(held.map((c) => c.end()));

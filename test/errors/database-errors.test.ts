@@ -34,8 +34,23 @@ describe('database outage classification', () => {
     ['starting up', { code: '57P03', severity: 'FATAL', message: 'the database system is starting up' }, '57P03'],
     ['too many clients', { code: '53300', severity: 'FATAL', message: 'sorry, too many clients already' }, '53300'],
     ['not accepting', { code: '55000', severity: 'FATAL', message: 'database "x" is not currently accepting connections' }, '55000'],
-    ['statement timeout via the adapter', { code: 'P2010', meta: { driverAdapterError: { cause: { kind: 'postgres', code: '57014', originalCode: '57014', message: 'canceling statement due to statement timeout' } } } }, '57014'],
-    ['too many connections via the adapter', { code: 'P2010', meta: { driverAdapterError: { cause: { kind: 'TooManyConnections', cause: 'x' } } } }, 'TooManyConnections'],
+    [
+      'statement timeout via the adapter',
+      {
+        code: 'P2010',
+        meta: {
+          driverAdapterError: {
+            cause: { kind: 'postgres', code: '57014', originalCode: '57014', message: 'canceling statement due to statement timeout' },
+          },
+        },
+      },
+      '57014',
+    ],
+    [
+      'too many connections via the adapter',
+      { code: 'P2010', meta: { driverAdapterError: { cause: { kind: 'TooManyConnections', cause: 'x' } } } },
+      'TooManyConnections',
+    ],
     ['pool wait', new Error('timeout exceeded when trying to connect'), 'POOL_TIMEOUT'],
     ['connection terminated', new Error('Connection terminated unexpectedly'), 'CONNECTION_TERMINATED'],
     ['Prisma pool timeout', { code: 'P2024', message: 'Timed out fetching a new connection from the connection pool.' }, 'P2024'],

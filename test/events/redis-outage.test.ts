@@ -17,7 +17,10 @@ if (!process.env.TEST_REDIS_URL) console.warn('redis-outage tests skipped: TEST_
 /** Far above what these requests take with Redis up (a few ms), far below the 4–20 s they stalled. */
 const PROMPT_MS = 1_000;
 
-type Payload = { data?: { syncFailure: { external_id: string } | null } | null; errors?: Array<{ message: string; extensions: Record<string, unknown> }> };
+type Payload = {
+  data?: { syncFailure: { external_id: string } | null } | null;
+  errors?: Array<{ message: string; extensions: Record<string, unknown> }>;
+};
 
 async function subscribe(api: TestServer) {
   const response = await fetch(`${api.url}/graphql`, {
@@ -38,7 +41,8 @@ async function subscribe(api: TestServer) {
       for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        for (const line of block.split('\n')) if (line.startsWith('data: ') && line.length > 6) payloads.push(JSON.parse(line.slice(6)) as Payload);
+        for (const line of block.split('\n'))
+          if (line.startsWith('data: ') && line.length > 6) payloads.push(JSON.parse(line.slice(6)) as Payload);
       }
     }
   })().catch(() => undefined);
@@ -86,7 +90,9 @@ describeWithRedis('a Redis outage', () => {
     return { value, ms: performance.now() - started };
   };
   const report = (externalId: string) =>
-    api.request('POST', '/api/v1/failures', { body: { entity_type: 'product', external_id: externalId, source: 'erp', error_message: 'Unknown tax class' } });
+    api.request('POST', '/api/v1/failures', {
+      body: { entity_type: 'product', external_id: externalId, source: 'erp', error_message: 'Unknown tax class' },
+    });
 
   it('keeps answering at once, delivers live events locally, and reports the gap when Redis returns', async () => {
     const stream = await subscribe(api);
@@ -103,7 +109,9 @@ describeWithRedis('a Redis outage', () => {
     const reported = await timed(() => report('DURING'));
     const graphql = await timed(() => api.graphql('{ pendingChanges { products } }'));
     const measured = { health: health.ms, ready: ready.ms, poll: poll.ms, report: reported.ms, graphql: graphql.ms };
-    console.log(`with Redis down (ms): ${JSON.stringify(Object.fromEntries(Object.entries(measured).map(([k, v]) => [k, Math.round(v)])))}`);
+    console.log(
+      `with Redis down (ms): ${JSON.stringify(Object.fromEntries(Object.entries(measured).map(([k, v]) => [k, Math.round(v)])))}`,
+    );
 
     expect(health.value.status).toBe(200);
     expect(ready.value.status).toBe(200);
@@ -125,7 +133,10 @@ describeWithRedis('a Redis outage', () => {
     await waitFor(() => stream.payloads.length === 3, 5_000, 'gap marker');
     const gap = stream.payloads[2]!;
     expect(gap.data).toBeNull();
-    expect(gap.errors?.[0]?.extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE', gap: { from: expect.any(String), until: expect.any(String) } });
+    expect(gap.errors?.[0]?.extensions).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      gap: { from: expect.any(String), until: expect.any(String) },
+    });
     const { from, until } = gap.errors![0]!.extensions.gap as { from: string; until: string };
     expect(Date.parse(from)).toBeLessThanOrEqual(Date.parse(until));
 

@@ -4,7 +4,8 @@ import { createEventHub } from '../../src/events/hub';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, useApiFixture, type TestServer } from '../support/http';
 
-const SUBSCRIPTION = 'subscription($t: FailureEntityType) { syncFailure(entityType: $t) { event entity_type external_id source error_message error_details { field message } failed_at } }';
+const SUBSCRIPTION =
+  'subscription($t: FailureEntityType) { syncFailure(entityType: $t) { event entity_type external_id source error_message error_details { field message } failed_at } }';
 const failure = (overrides: Record<string, unknown> = {}) => ({
   entity_type: 'partner',
   external_id: 'P-1',
@@ -90,7 +91,10 @@ describe.each(backends)('sync_failure subscription on %s', (backend) => {
 
     const anonymous = wsClient(ctx.api, null);
     const refused = new Promise<unknown>((resolve) => {
-      anonymous.subscribe({ query: SUBSCRIPTION }, { next: () => resolve('unexpected event'), error: resolve, complete: () => resolve('completed') });
+      anonymous.subscribe(
+        { query: SUBSCRIPTION },
+        { next: () => resolve('unexpected event'), error: resolve, complete: () => resolve('completed') },
+      );
     });
     const error = (await refused) as { code?: number };
     expect(error.code).toBe(4403);

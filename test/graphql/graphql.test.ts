@@ -26,7 +26,12 @@ describe.each(backends)('GraphQL at /graphql on %s', (backend) => {
   it('runs the same sync mutation the REST route runs, with per-record errors', async () => {
     const res = await ctx.api.graphql(
       'mutation($p: [JSON]!) { syncProducts(products: $p, context: "gql") { success processed created updated errors { index external_id field message } } }',
-      { p: [{ external_id: 'G9', price: 9 }, { external_id: 'G10', price: 'free' }] },
+      {
+        p: [
+          { external_id: 'G9', price: 9 },
+          { external_id: 'G10', price: 'free' },
+        ],
+      },
     );
     expect(res.body.data.syncProducts).toEqual({
       success: false,
@@ -38,7 +43,9 @@ describe.each(backends)('GraphQL at /graphql on %s', (backend) => {
   });
 
   it('serves the change list with the envelope of the REST route', async () => {
-    const res = await ctx.api.graphql('{ updatedProducts(limit: 2) { payload { externalId isNew changedFields data } meta { total limit offset } } }');
+    const res = await ctx.api.graphql(
+      '{ updatedProducts(limit: 2) { payload { externalId isNew changedFields data } meta { total limit offset } } }',
+    );
     expect(res.body.data.updatedProducts.meta).toEqual({ total: 4, limit: 2, offset: 0 });
     expect(res.body.data.updatedProducts.payload[0]).toEqual({
       externalId: 'G1',

@@ -23,7 +23,9 @@ describe.each(backends)('GraphQL relations without N+1 on %s', (backend) => {
             { pricelist_external_id: 'A', pricelist_name: 'A', price: 1 },
             { pricelist_external_id: 'B', pricelist_name: 'B', price: 2 },
           ],
-          purchase_orders: [{ external_id: `PO-${id}`, supplier_external_id: 'S', lines: [{ product_external_id: id, quantity: 1, price: 1 }] }],
+          purchase_orders: [
+            { external_id: `PO-${id}`, supplier_external_id: 'S', lines: [{ product_external_id: id, quantity: 1, price: 1 }] },
+          ],
         })),
       },
     });

@@ -51,7 +51,15 @@ const hostileNumber = fc.oneof(
   fc.integer(),
 );
 const hostileDate = fc.oneof(
-  fc.constantFrom('2026-11-23', '0000-01-01', '9999-12-31', '2026-02-30', '2026-11-23T10:00:00Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z'),
+  fc.constantFrom(
+    '2026-11-23',
+    '0000-01-01',
+    '9999-12-31',
+    '2026-02-30',
+    '2026-11-23T10:00:00Z',
+    '0000-01-01T00:00:00Z',
+    '9999-12-31T23:59:59.999Z',
+  ),
   hostileString,
 );
 const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
@@ -108,7 +116,9 @@ function forInputType(type: GraphQLInputType): fc.Arbitrary<unknown> {
     if (isListType(inner)) return fc.array(forInputType(inner.ofType), { maxLength: 3 });
     if (isEnumType(inner)) return fc.constantFrom(...inner.getValues().map((v) => v.name));
     if (isInputObjectType(inner)) {
-      return fc.record(Object.fromEntries(Object.values(inner.getFields()).map((f) => [f.name, forInputType(f.type)])), { requiredKeys: [] });
+      return fc.record(Object.fromEntries(Object.values(inner.getFields()).map((f) => [f.name, forInputType(f.type)])), {
+        requiredKeys: [],
+      });
     }
     if (inner === GraphQLInt || inner === GraphQLFloat) return hostileNumber;
     if (inner === GraphQLBoolean) return fc.boolean();
@@ -131,7 +141,10 @@ function paramText(arg: GraphQLArgument): fc.Arbitrary<string> {
         : named.name === 'DateTime'
           ? hostileDate
           : fc.constant('X');
-  return fc.oneof(typed, hostileString.filter((s) => s.length < 4096));
+  return fc.oneof(
+    typed,
+    hostileString.filter((s) => s.length < 4096),
+  );
 }
 
 /**
@@ -143,7 +156,9 @@ function percentEncode(text: string): string {
   for (const char of text) {
     const unit = char.charCodeAt(0);
     if (char.length === 1 && unit >= 0xd800 && unit <= 0xdfff) {
-      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
     } else out += encodeURIComponent(char);
   }
   return out;
@@ -177,12 +192,20 @@ function requestFor(route: RestRoute): fc.Arbitrary<Request> {
   );
   return fc.tuple(path, query, body).map(([p, q, b]) => {
     const pathname = fullPath(route).replace(/:(\w+)/g, (_m, name: string) => percentEncode(p[name] as string));
-    const search = Object.entries(q).map(([k, v]) => `${k}=${percentEncode(v as string)}`).join('&');
-    return { method: route.method, path: `${pathname}${search ? `?${search}` : ''}`, ...(route.method === 'POST' ? { body: JSON.stringify(b) } : {}) };
+    const search = Object.entries(q)
+      .map(([k, v]) => `${k}=${percentEncode(v as string)}`)
+      .join('&');
+    return {
+      method: route.method,
+      path: `${pathname}${search ? `?${search}` : ''}`,
+      ...(route.method === 'POST' ? { body: JSON.stringify(b) } : {}),
+    };
   });
 }
 
-const REST_ROUTES = restRoutes.filter((r) => fieldOf(r).args.length > 0 || r.method === 'POST').map((r) => [`${r.method} ${r.path}`, r] as const);
+const REST_ROUTES = restRoutes
+  .filter((r) => fieldOf(r).args.length > 0 || r.method === 'POST')
+  .map((r) => [`${r.method} ${r.path}`, r] as const);
 
 /** Root fields with arguments; revoking tokens by id would only lock this test out. */
 const GRAPHQL_FIELDS = (['Query', 'Mutation'] as const).flatMap((root) =>
@@ -230,7 +253,10 @@ describe.each(backends)('fuzzed input on %s', (backend) => {
     }`;
     await fc.assert(
       fc.asyncProperty(variables, async (values) => {
-        const { status, text } = await send({ method: 'POST', path: '/graphql', body: JSON.stringify({ query, variables: values }) }, token);
+        const { status, text } = await send(
+          { method: 'POST', path: '/graphql', body: JSON.stringify({ query, variables: values }) },
+          token,
+        );
         if (status >= 500 || text.includes('INTERNAL_SERVER_ERROR')) throw new Error(`${status}: ${text.slice(0, 500)}`);
       }),
       { seed: SEED, numRuns: GRAPHQL_RUNS },

@@ -63,10 +63,13 @@ function casesFor(route: RestRoute): Case[] {
   for (const name of pathParams(route)) {
     const arg = argsOf(route).find((a) => a.name === name)!;
     const type = getNamedType(arg.type);
-    const bad = type === GraphQLInt ? ['abc', '1.5', '1 OR 1=1', '9'.repeat(30)] : isEnumType(type) ? ['nope', "x'; DROP TABLE products; --"] : [];
-    for (const value of bad) cases.push({ ...base, name: `${tag}: path ${name}=${value.slice(0, 20)}`, path: pathFor(route, [name, value]), field: name });
+    const bad =
+      type === GraphQLInt ? ['abc', '1.5', '1 OR 1=1', '9'.repeat(30)] : isEnumType(type) ? ['nope', "x'; DROP TABLE products; --"] : [];
+    for (const value of bad)
+      cases.push({ ...base, name: `${tag}: path ${name}=${value.slice(0, 20)}`, path: pathFor(route, [name, value]), field: name });
     cases.push({ ...base, name: `${tag}: path ${name} with NUL`, path: pathFor(route, [name, 'a\u0000b']), field: name });
-    for (const raw of NOT_UTF8) cases.push({ ...base, name: `${tag}: path ${name}=${raw}`, path: pathFor(route, [name, raw], true), field: name });
+    for (const raw of NOT_UTF8)
+      cases.push({ ...base, name: `${tag}: path ${name}=${raw}`, path: pathFor(route, [name, raw], true), field: name });
   }
 
   for (const arg of argsOf(route)) {
@@ -80,33 +83,50 @@ function casesFor(route: RestRoute): Case[] {
           : isEnumType(type)
             ? ['sideways', "'; DROP TABLE stocks; --"]
             : [];
-    const withQuery = (encoded: string) => `${pathFor(route)}${requiredQuery(route, arg.name)}${requiredQuery(route, arg.name) ? '&' : '?'}${arg.name}=${encoded}`;
+    const withQuery = (encoded: string) =>
+      `${pathFor(route)}${requiredQuery(route, arg.name)}${requiredQuery(route, arg.name) ? '&' : '?'}${arg.name}=${encoded}`;
     for (const value of bad) {
       cases.push({ ...base, name: `${tag}: ${arg.name}=${value}`, path: withQuery(encodeURIComponent(value)), field: arg.name });
     }
     cases.push({ ...base, name: `${tag}: ${arg.name} with NUL`, path: withQuery('a%00b'), field: arg.name });
     for (const raw of NOT_UTF8) cases.push({ ...base, name: `${tag}: ${arg.name}=${raw}`, path: withQuery(raw), field: arg.name });
     if (isNonNullType(arg.type) && isScalarType(type) && type !== GraphQLInt) {
-      cases.push({ ...base, name: `${tag}: missing ${arg.name}`, path: `${pathFor(route)}${requiredQuery(route, arg.name)}`, field: arg.name });
+      cases.push({
+        ...base,
+        name: `${tag}: missing ${arg.name}`,
+        path: `${pathFor(route)}${requiredQuery(route, arg.name)}`,
+        field: arg.name,
+      });
     }
   }
 
   if (route.method === 'POST') {
     const path = `${pathFor(route)}${requiredQuery(route)}`;
-    const body = (name: string, text: string | Buffer, extra: Partial<Case> = {}): Case => ({ ...base, name: `${tag}: ${name}`, path, body: text, ...extra });
+    const body = (name: string, text: string | Buffer, extra: Partial<Case> = {}): Case => ({
+      ...base,
+      name: `${tag}: ${name}`,
+      path,
+      body: text,
+      ...extra,
+    });
     cases.push(
       body('malformed JSON', '{"ids": [1,', { field: '(body)' }),
       body('an array body', '[1, 2, 3]', { field: '(body)' }),
       body('a string body', '"hello"', { field: '(body)' }),
       body('invalid UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), { field: '(body)' }),
       body('JSON nested 10,000 deep', `{"x": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`, { field: '(body)' }),
-      body('a form body', 'external_id=1', { contentType: 'application/x-www-form-urlencoded', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' }),
+      body('a form body', 'external_id=1', {
+        contentType: 'application/x-www-form-urlencoded',
+        status: 415,
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+      }),
     );
     for (const arg of argsOf(route).filter((a) => inBody(route, a))) {
       const listType = isNonNullType(arg.type) ? arg.type.ofType : arg.type;
       if (isListType(listType)) {
         cases.push(body(`${arg.name} as an object`, JSON.stringify({ [arg.name]: { a: 1 } }), { field: arg.name }));
-        if (getNamedType(arg.type) === GraphQLInt) cases.push(body(`${arg.name} with text`, JSON.stringify({ [arg.name]: ['x'] }), { field: `${arg.name}[0]` }));
+        if (getNamedType(arg.type) === GraphQLInt)
+          cases.push(body(`${arg.name} with text`, JSON.stringify({ [arg.name]: ['x'] }), { field: `${arg.name}[0]` }));
       } else if (getNamedType(arg.type) === GraphQLInt) {
         cases.push(body(`${arg.name} as text`, JSON.stringify({ [arg.name]: 'many' }), { field: arg.name }));
       } else if (isEnumType(getNamedType(arg.type))) {
@@ -117,7 +137,8 @@ function casesFor(route: RestRoute): Case[] {
         cases.push(body(`${arg.name} ${label}`, JSON.stringify({ [arg.name]: value }), { field }));
       }
     }
-    if (route.strictBody) cases.push(body('an unknown field', JSON.stringify({ injected: "'; DROP TABLE sync_failures; --" }), { field: 'injected' }));
+    if (route.strictBody)
+      cases.push(body('an unknown field', JSON.stringify({ injected: "'; DROP TABLE sync_failures; --" }), { field: 'injected' }));
   }
   return cases;
 }
@@ -151,7 +172,9 @@ function unstorableValuesFor(arg: GraphQLArgument): Array<[string, unknown, stri
   if (isInputObjectType(named)) {
     const stringField = Object.values(named.getFields()).find((f) => getNamedType(f.type) === GraphQLString);
     if (!stringField) return [];
-    const value = Object.fromEntries(Object.values(named.getFields()).map((f) => [f.name, getNamedType(f.type) === GraphQLString ? 'a\u0000b' : 1]));
+    const value = Object.fromEntries(
+      Object.values(named.getFields()).map((f) => [f.name, getNamedType(f.type) === GraphQLString ? 'a\u0000b' : 1]),
+    );
     return [['with NUL in a field', wrap(value), `${at}.${stringField.name}`]];
   }
   return [];
@@ -185,7 +208,11 @@ const POISONS: Poison[] = [
 /** The field that names the record: external_id, or the product of a stock entry. */
 const identifying = (g: Record<string, unknown>) => ('external_id' in g ? 'external_id' : 'product_external_id');
 
-const BATCH_ROUTES = restRoutes.flatMap((route) => argsOf(route).filter(isPerRecordBatch).map((arg) => ({ route, arg: arg.name })));
+const BATCH_ROUTES = restRoutes.flatMap((route) =>
+  argsOf(route)
+    .filter(isPerRecordBatch)
+    .map((arg) => ({ route, arg: arg.name })),
+);
 
 const POISON_CASES = BATCH_ROUTES.flatMap(({ route, arg }) => {
   const itemSchema = route.bodyLists?.[arg]?.items?.schema as { properties?: Record<string, unknown> } | undefined;
@@ -203,9 +230,13 @@ describe.each(backends)('hostile input on %s', (backend) => {
     await ctx.api.request('POST', '/api/v1/products', {
       body: { products: [{ external_id: 'H-1', price: 1, pricelists: [{ pricelist_external_id: 'X', pricelist_name: 'X', price: 1 }] }] },
     });
-    await ctx.api.request('POST', '/api/v1/stocks', { body: { stocks: [{ supplier_external_id: 'X', product_external_id: 'X', quantity: 1 }] } });
+    await ctx.api.request('POST', '/api/v1/stocks', {
+      body: { stocks: [{ supplier_external_id: 'X', product_external_id: 'X', quantity: 1 }] },
+    });
     await ctx.api.request('POST', '/api/v1/partners', { body: { external_id: 'X' } });
-    await ctx.api.request('POST', '/api/v1/failures', { body: { entity_type: 'product', external_id: 'H-1', source: 'erp', error_message: 'x' } });
+    await ctx.api.request('POST', '/api/v1/failures', {
+      body: { entity_type: 'product', external_id: 'H-1', source: 'erp', error_message: 'x' },
+    });
   });
 
   it(`covers every route (${CASES.length} cases)`, () => {
@@ -257,7 +288,9 @@ describe.each(backends)('hostile input on %s', (backend) => {
   it('stores injection strings verbatim and keeps every table', async () => {
     const nasty = ["x'); DROP TABLE products; --", '{"$where": "1 == 1"}', 'Robert"); DELETE FROM partners; --', '\\u0000 \u202e'];
     const res = await ctx.api.request('POST', '/api/v1/products', {
-      body: { products: nasty.map((text, i) => ({ external_id: `INJ-${i}-${text}`.slice(0, 255), name: text, [text.slice(0, 20)]: text })) },
+      body: {
+        products: nasty.map((text, i) => ({ external_id: `INJ-${i}-${text}`.slice(0, 255), name: text, [text.slice(0, 20)]: text })),
+      },
     });
     expect(res.body).toMatchObject({ success: true, created: nasty.length });
     for (const [i, text] of nasty.entries()) {

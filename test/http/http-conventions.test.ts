@@ -23,7 +23,11 @@ const restPaths = [...new Set(restRoutes.map((r) => fullPath(r)))].map((template
 const fixedGetPaths = ['/health', '/ready', '/metrics', '/api/doc', '/.well-known/ai-context', '/api/reference', '/admin'];
 
 const allowOf = (methods: string[]) => [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].sort();
-const parseAllow = (value: string | null) => (value ?? '').split(',').map((m) => m.trim()).sort();
+const parseAllow = (value: string | null) =>
+  (value ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .sort();
 
 describe.each(backends)('HTTP conventions on %s', (backend) => {
   const ctx = useApiFixture(backend);
@@ -84,7 +88,12 @@ describe.each(backends)('HTTP conventions on %s', (backend) => {
       const get = await send('GET', '/graphql?query=%7B__typename%7D', { headers: { accept } });
       const length = (await get.arrayBuffer()).byteLength;
       const head = await send('HEAD', '/graphql?query=%7B__typename%7D', { headers: { accept } });
-      expect({ accept, status: head.status, type: head.headers.get('content-type'), length: Number(head.headers.get('content-length')) }).toEqual({
+      expect({
+        accept,
+        status: head.status,
+        type: head.headers.get('content-type'),
+        length: Number(head.headers.get('content-length')),
+      }).toEqual({
         accept,
         status: get.status,
         type: get.headers.get('content-type'),
@@ -126,12 +135,20 @@ describe.each(backends)('HTTP conventions on %s', (backend) => {
 
   it('answers an unauthenticated /graphql request in GraphQL shape, still 401', async () => {
     for (const token of [null, 'sgw_not-a-real-token']) {
-      const res = await send('POST', '/graphql', { token, body: '{"query":"{ pendingChanges { products } }"}', headers: { 'content-type': 'application/json' } });
+      const res = await send('POST', '/graphql', {
+        token,
+        body: '{"query":"{ pendingChanges { products } }"}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status).toBe(401);
       expect(res.statusText).toBe('Unauthorized');
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
       const body = await res.json();
-      expect(body).toEqual({ errors: [{ message: expect.any(String), extensions: expect.objectContaining({ code: 'UNAUTHENTICATED', requestId: expect.any(String) }) }] });
+      expect(body).toEqual({
+        errors: [
+          { message: expect.any(String), extensions: expect.objectContaining({ code: 'UNAUTHENTICATED', requestId: expect.any(String) }) },
+        ],
+      });
     }
     // REST keeps its own error body.
     const rest = await send('GET', '/api/v1/updated-products', { token: null });
@@ -160,7 +177,9 @@ describe.each(backends)('HTTP conventions on %s', (backend) => {
     await ctx.api.request('POST', '/api/v1/products', { body: { products: [{ external_id: 'SKU-1' }, { external_id: 'SKU-3' }] } });
     const res = await ctx.api.request('GET', '/api/v1/updated-products?external_id=SKU-3&limit=10');
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual([{ field: 'external_id', message: expect.stringMatching(/^Unknown query parameter; this route takes .*since/) }]);
+    expect(res.body.error.details).toEqual([
+      { field: 'external_id', message: expect.stringMatching(/^Unknown query parameter; this route takes .*since/) },
+    ]);
     const post = await ctx.api.request('POST', '/api/v1/products?dry_run=true', { body: { products: [{ external_id: 'SKU-9' }] } });
     expect(post.status).toBe(400);
     expect(post.body.error.details).toEqual([expect.objectContaining({ field: 'dry_run' })]);
@@ -168,18 +187,29 @@ describe.each(backends)('HTTP conventions on %s', (backend) => {
   });
 
   const document = buildOpenApiDocument(schema, restRoutes);
-  it.each(restRoutes.map((route) => ({ route, name: `${route.method} ${route.path}` })))('$name accepts every query parameter it documents', async ({ route }) => {
-    const documented = [...documentedQueryParameters(document, route)];
-    const path = fullPath(route).replace(':entityType', 'product').replace(/:\w+/g, '1');
-    const query = documented.map((name) => `${name}=1`).join('&');
-    const res = await ctx.api.request(route.method, `${path}${query ? `?${query}` : ''}`, route.method === 'GET' ? {} : { body: {} });
-    const unknown = ((res.body?.error?.details ?? []) as Array<{ message: string }>).filter((d) => d.message.startsWith('Unknown query parameter'));
-    expect(unknown).toEqual([]);
-  });
+  it.each(restRoutes.map((route) => ({ route, name: `${route.method} ${route.path}` })))(
+    '$name accepts every query parameter it documents',
+    async ({ route }) => {
+      const documented = [...documentedQueryParameters(document, route)];
+      const path = fullPath(route).replace(':entityType', 'product').replace(/:\w+/g, '1');
+      const query = documented.map((name) => `${name}=1`).join('&');
+      const res = await ctx.api.request(route.method, `${path}${query ? `?${query}` : ''}`, route.method === 'GET' ? {} : { body: {} });
+      const unknown = ((res.body?.error?.details ?? []) as Array<{ message: string }>).filter((d) =>
+        d.message.startsWith('Unknown query parameter'),
+      );
+      expect(unknown).toEqual([]);
+    },
+  );
 
   it('lets graphql-ws clients send the token with or without Bearer', async () => {
     for (const authorization of [ctx.api.token, `Bearer ${ctx.api.token}`]) {
-      const client = createClient({ url: `${ctx.api.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization }, retryAttempts: 0, lazy: true });
+      const client = createClient({
+        url: `${ctx.api.url.replace('http', 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { authorization },
+        retryAttempts: 0,
+        lazy: true,
+      });
       try {
         const result = await new Promise<unknown>((resolve, reject) => {
           client.subscribe({ query: '{ pendingChanges { products } }' }, { next: resolve, error: reject, complete: () => undefined });
@@ -198,7 +228,9 @@ describe('with tight rate limits, and with CORS on', () => {
   let withCors: TestServer;
   beforeAll(async () => {
     db = await openTestDatabase('pglite');
-    api = await startTestServer(db, { rateLimiters: createRateLimiters({ readPerMinute: 1, writePerMinute: 1 }, undefined, `conv-${randomBytes(4).toString('hex')}`) });
+    api = await startTestServer(db, {
+      rateLimiters: createRateLimiters({ readPerMinute: 1, writePerMinute: 1 }, undefined, `conv-${randomBytes(4).toString('hex')}`),
+    });
     withCors = await startTestServer(db, { corsOrigins: ['https://shop.example'] });
   });
   afterAll(async () => {
@@ -208,7 +240,9 @@ describe('with tight rate limits, and with CORS on', () => {
   });
 
   it('OPTIONS names the allowed methods when Yoga CORS answers it, preflight or not', async () => {
-    for (const headers of [{}, { origin: 'https://shop.example', 'access-control-request-method': 'GET' }] as Array<Record<string, string>>) {
+    for (const headers of [{}, { origin: 'https://shop.example', 'access-control-request-method': 'GET' }] as Array<
+      Record<string, string>
+    >) {
       const res = await fetch(`${withCors.url}/api/v1/updated-products`, { method: 'OPTIONS', headers });
       expect(res.status).toBe(204);
       expect(parseAllow(res.headers.get('allow'))).toEqual(['GET', 'HEAD', 'OPTIONS']);
@@ -220,6 +254,8 @@ describe('with tight rate limits, and with CORS on', () => {
     const limited = await api.graphql('{ pendingChanges { products } }');
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect(limited.body).toEqual({ errors: [{ message: expect.stringMatching(/Too many reads/), extensions: expect.objectContaining({ code: 'RATE_LIMITED' }) }] });
+    expect(limited.body).toEqual({
+      errors: [{ message: expect.stringMatching(/Too many reads/), extensions: expect.objectContaining({ code: 'RATE_LIMITED' }) }],
+    });
   });
 });

@@ -39,7 +39,8 @@ describeWithPostgres('a server process killed while it holds an Idempotency-Key 
       const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`;
       const deadline = Date.now() + 60_000;
       // (Asked outside the blocker's transaction: pg_stat_activity is a snapshot within one.)
-      while (Date.now() < deadline && (await ctx.db.prisma.$queryRawUnsafe<unknown[]>(waiting)).length === 0) await new Promise((r) => setTimeout(r, 50));
+      while (Date.now() < deadline && (await ctx.db.prisma.$queryRawUnsafe<unknown[]>(waiting)).length === 0)
+        await new Promise((r) => setTimeout(r, 50));
       expect(await ctx.db.prisma.idempotencyKey.count({ where: { key: 'crash-key-1' } })).toBe(1);
       await child.stop('SIGKILL');
       expect(String(await inFlight)).toMatch(/fetch failed/); // no answer: the connection died with the process

@@ -34,7 +34,10 @@ describe.each(backends)('Idempotency-Key on %s', (backend) => {
     await ctx.db.prisma.syncFailure.deleteMany();
   });
 
-  const counts = async () => ({ failures: await ctx.db.prisma.syncFailure.count(), deliveries: await ctx.db.prisma.outboundQueueItem.count() });
+  const counts = async () => ({
+    failures: await ctx.db.prisma.syncFailure.count(),
+    deliveries: await ctx.db.prisma.outboundQueueItem.count(),
+  });
 
   it('replays the first answer to a retried failure report: same status and body, no second failure, no second delivery', async () => {
     const key = freshKey();
@@ -146,10 +149,12 @@ describe.each(backends)('Idempotency-Key on %s', (backend) => {
   it('accepts a key of exactly 255 printable characters', async () => {
     const key = `${'~ '.repeat(127)}x`;
     expect((await ctx.api.request('POST', '/api/v1/failures', { body: report(), headers: withKey(key) })).status).toBe(201);
-    expect((await ctx.api.request('POST', '/api/v1/failures', { body: report(), headers: withKey(key) })).headers.get('idempotent-replayed')).toBe('true');
+    expect(
+      (await ctx.api.request('POST', '/api/v1/failures', { body: report(), headers: withKey(key) })).headers.get('idempotent-replayed'),
+    ).toBe('true');
   });
 
-  it('answers 409 while the holder of a key lives, and runs the request again once a crashed holder\'s lease has run out', async () => {
+  it("answers 409 while the holder of a key lives, and runs the request again once a crashed holder's lease has run out", async () => {
     const key = freshKey();
     // What a process that claimed the key and then died leaves behind: a claim without an answer.
     const scope = scopeOfTestToken();
@@ -159,13 +164,22 @@ describe.each(backends)('Idempotency-Key on %s', (backend) => {
     await ctx.db.prisma.outboundQueueItem.deleteMany();
     await ctx.db.prisma.idempotencyKey.update({
       where: { scope_key: { scope, key } },
-      data: { leaseToken: 'dead-process', leaseExpiresAt: new Date(Date.now() + 60_000), responseStatus: null, responseBody: null, completedAt: null },
+      data: {
+        leaseToken: 'dead-process',
+        leaseExpiresAt: new Date(Date.now() + 60_000),
+        responseStatus: null,
+        responseBody: null,
+        completedAt: null,
+      },
     });
     const whileHeld = await send();
     expect(whileHeld.status).toBe(409);
     expect(await counts()).toEqual({ failures: 0, deliveries: 0 });
 
-    await ctx.db.prisma.idempotencyKey.update({ where: { scope_key: { scope, key } }, data: { leaseExpiresAt: new Date(Date.now() - 1_000) } });
+    await ctx.db.prisma.idempotencyKey.update({
+      where: { scope_key: { scope, key } },
+      data: { leaseExpiresAt: new Date(Date.now() - 1_000) },
+    });
     const afterLease = await send();
     expect(afterLease.status).toBe(201);
     expect(afterLease.headers.get('idempotent-replayed')).toBeNull();
@@ -182,7 +196,13 @@ describe.each(backends)('Idempotency-Key on %s', (backend) => {
     // The failure and its delivery are committed; the answer was never stored and the lease ran out.
     await ctx.db.prisma.idempotencyKey.update({
       where: { scope_key: { scope, key } },
-      data: { leaseToken: 'dead-process', leaseExpiresAt: new Date(Date.now() - 1_000), responseStatus: null, responseBody: null, completedAt: null },
+      data: {
+        leaseToken: 'dead-process',
+        leaseExpiresAt: new Date(Date.now() - 1_000),
+        responseStatus: null,
+        responseBody: null,
+        completedAt: null,
+      },
     });
     const rerun = await send();
     expect(rerun.status).toBe(201);
@@ -197,7 +217,10 @@ describe.each(backends)('Idempotency-Key on %s', (backend) => {
     await ctx.api.request('POST', '/api/v1/failures', { body: report(), headers: withKey(key) });
     const dayAgo = new Date(Date.now() - 24 * 3_600_000 - 60_000);
     await ctx.db.prisma.idempotencyKey.update({ where: { scope_key: { scope, key } }, data: { createdAt: dayAgo } });
-    const reuse = await ctx.api.request('POST', '/api/v1/failures', { body: report({ error_message: 'A new one' }), headers: withKey(key) });
+    const reuse = await ctx.api.request('POST', '/api/v1/failures', {
+      body: report({ error_message: 'A new one' }),
+      headers: withKey(key),
+    });
     expect(reuse.status).toBe(201);
     expect(await counts()).toEqual({ failures: 2, deliveries: 2 });
 
@@ -223,7 +246,11 @@ describe.each(backends)('Idempotency-Key on %s', (backend) => {
   it('ignores the header on GET and on public routes', async () => {
     const before = await ctx.db.prisma.idempotencyKey.count();
     expect((await ctx.api.request('GET', '/api/v1/failures', { headers: withKey(freshKey()) })).status).toBe(200);
-    const login = await ctx.api.request('POST', '/api/v1/auth/login', { body: { email: 'nobody@example.com', password: 'x' }, token: null, headers: withKey(freshKey()) });
+    const login = await ctx.api.request('POST', '/api/v1/auth/login', {
+      body: { email: 'nobody@example.com', password: 'x' },
+      token: null,
+      headers: withKey(freshKey()),
+    });
     expect(login.status).toBe(401);
     expect(await ctx.db.prisma.idempotencyKey.count()).toBe(before);
   });

@@ -28,12 +28,22 @@ describeWithChromium('offline pages in Chromium', () => {
   beforeAll(async () => {
     db = await openTestDatabase('pglite');
     api = await startTestServer(db);
-    const synced = await api.request('POST', '/api/v1/products', { body: { products: [{ external_id: 'SKU-1' }, { external_id: 'SKU-2' }] } });
+    const synced = await api.request('POST', '/api/v1/products', {
+      body: { products: [{ external_id: 'SKU-1' }, { external_id: 'SKU-2' }] },
+    });
     expect(synced.status).toBe(200);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const local = new URL(api.url).host;
@@ -74,7 +84,10 @@ describeWithChromium('offline pages in Chromium', () => {
 
   it('GraphiQL loads from this service alone and runs a query with the token typed in its headers', async () => {
     const page = await openPage('/graphql?query=%7B%20pendingChanges%20%7B%20products%20%7D%20%7D');
-    await page.getByRole('button', { name: /headers/i }).first().click();
+    await page
+      .getByRole('button', { name: /headers/i })
+      .first()
+      .click();
     const headersEditor = page.locator('.graphiql-editor-tool .graphiql-editor').last();
     await headersEditor.click();
     await page.keyboard.press('ControlOrMeta+A');
@@ -82,7 +95,10 @@ describeWithChromium('offline pages in Chromium', () => {
     await page.getByRole('button', { name: /execute query/i }).click();
     const response = page.locator('.graphiql-response');
     // Monaco lays the result out with non-breaking spaces.
-    await until(async () => ((await response.textContent()) ?? '').replace(/\s/g, ' '), (text) => text.includes('"products": 2'));
+    await until(
+      async () => ((await response.textContent()) ?? '').replace(/\s/g, ' '),
+      (text) => text.includes('"products": 2'),
+    );
     expect(outside).toEqual([]);
     // GraphiQL introspects before the token is typed: those 401s are the only errors allowed.
     expect(consoleErrors.filter((e) => e.startsWith('/graphql') && !/status of 401/.test(e))).toEqual([]);

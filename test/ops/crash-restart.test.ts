@@ -32,7 +32,15 @@ describe('race: kill -9 then ready (goal ≤ 5 s; embedded store, 100k records)'
   beforeAll(async () => {
     receiver = await startReceiver((_req, index) => (index === 0 ? new Promise(() => undefined) : { status: 200 }));
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'sgw-crash-'));
-    env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ENCRYPTION_KEY: key.toString('hex') };
+    env = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ENCRYPTION_KEY: key.toString('hex'),
+    };
     const db = await openDatabase({ dataDir, logger: pino({ level: 'silent' }) });
     try {
       await db.migrate();
@@ -43,7 +51,12 @@ describe('race: kill -9 then ready (goal ≤ 5 s; embedded store, 100k records)'
            FROM generate_series(1, ${RECORDS}) AS n`,
       );
       token = (await createToken(db.prisma, 'crash-test')).token;
-      await createWebhook(db.prisma, createSecretBox(key), { url: receiver.url, entityType: 'product', direction: 'to_webshop', secret: 'crash-test-secret-1234' });
+      await createWebhook(db.prisma, createSecretBox(key), {
+        url: receiver.url,
+        entityType: 'product',
+        direction: 'to_webshop',
+        secret: 'crash-test-secret-1234',
+      });
     } finally {
       await db.close();
     }
@@ -65,9 +78,20 @@ describe('race: kill -9 then ready (goal ≤ 5 s; embedded store, 100k records)'
   it('takes the lock of the dead process at once, recovers, answers /ready, and redelivers its in-flight webhook', async () => {
     const first = await serveProcess(env);
     servers.push(first);
-    const written = await api(first.url, 'POST', '/api/v1/products', { products: [{ external_id: 'LAST-WORD', name: 'written just before the crash' }] });
+    const written = await api(first.url, 'POST', '/api/v1/products', {
+      products: [{ external_id: 'LAST-WORD', name: 'written just before the crash' }],
+    });
     expect(written.status).toBe(200);
-    expect((await api(first.url, 'POST', '/api/v1/failures', { entity_type: 'product', external_id: 'K-1', source: 'erp', error_message: 'boom' })).status).toBeLessThan(300);
+    expect(
+      (
+        await api(first.url, 'POST', '/api/v1/failures', {
+          entity_type: 'product',
+          external_id: 'K-1',
+          source: 'erp',
+          error_message: 'boom',
+        })
+      ).status,
+    ).toBeLessThan(300);
     await waitFor(() => receiver.requests.length === 1, 60_000);
 
     await first.stop('SIGKILL');

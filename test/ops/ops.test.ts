@@ -21,7 +21,10 @@ describe.each(backends)('operations endpoints on %s', (backend) => {
     const broken = new Proxy(ctx.db.prisma, {
       get: (target, prop) =>
         prop === '$queryRawUnsafe'
-          ? () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5432'), { code: 'ECONNREFUSED', syscall: 'connect', errno: -111 }))
+          ? () =>
+              Promise.reject(
+                Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5432'), { code: 'ECONNREFUSED', syscall: 'connect', errno: -111 }),
+              )
           : Reflect.get(target, prop),
     });
     const down = await createReadiness({ prisma: broken })();
@@ -31,7 +34,11 @@ describe.each(backends)('operations endpoints on %s', (backend) => {
 
     const failing = createReadiness({
       prisma: ctx.db.prisma,
-      worker: { lastClaimAt: () => Date.now() - 60_000, lastClaimError: () => 'P1001: cannot reach the database server', pollIntervalMs: 1000 },
+      worker: {
+        lastClaimAt: () => Date.now() - 60_000,
+        lastClaimError: () => 'P1001: cannot reach the database server',
+        pollIntervalMs: 1000,
+      },
       redis: { status: () => 'degraded: not connected (sync-gateway:rate-limit)' },
     });
     expect(await failing()).toEqual({
@@ -60,7 +67,9 @@ describe.each(backends)('operations endpoints on %s', (backend) => {
     const text = res.text;
     expect(text).toMatch(/sync_gateway_http_requests_total\{route="\/api\/v1\/updated-products",method="GET",status="200"\} 1/);
     expect(text).toMatch(/sync_gateway_http_requests_total\{route="\/api\/v1\/updated-products\/:id",method="DELETE",status="404"\} 1/);
-    expect(text).toMatch(/sync_gateway_http_request_duration_seconds_bucket\{le="0.005",route="\/api\/v1\/products",method="POST",status="200"\}/);
+    expect(text).toMatch(
+      /sync_gateway_http_request_duration_seconds_bucket\{le="0.005",route="\/api\/v1\/products",method="POST",status="200"\}/,
+    );
     expect(text).toMatch(/sync_gateway_pending_changes\{entity="products"\} 2/);
     expect(text).toMatch(/sync_gateway_queue_items\{status="pending"\} 0/);
     expect(text).toMatch(/# TYPE sync_gateway_rate_limit_rejections_total counter/);
@@ -71,9 +80,21 @@ describe.each(backends)('operations endpoints on %s', (backend) => {
     const metrics = createMetrics(ctx.db.prisma);
     const receiver = await startReceiver(() => ({ status: 200 }));
     try {
-      await createWebhook(ctx.db.prisma, ctx.api.secrets, { url: receiver.url, entityType: 'product', direction: 'to_webshop', secret: 'metrics-secret-12345' });
-      await ctx.api.request('POST', '/api/v1/failures', { body: { entity_type: 'product', external_id: 'M-1', source: 'erp', error_message: 'x' } });
-      const worker = createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger: pino({ level: 'silent' }), onAttempt: metrics.deliveryAttempt });
+      await createWebhook(ctx.db.prisma, ctx.api.secrets, {
+        url: receiver.url,
+        entityType: 'product',
+        direction: 'to_webshop',
+        secret: 'metrics-secret-12345',
+      });
+      await ctx.api.request('POST', '/api/v1/failures', {
+        body: { entity_type: 'product', external_id: 'M-1', source: 'erp', error_message: 'x' },
+      });
+      const worker = createWorker({
+        prisma: ctx.db.prisma,
+        secrets: ctx.api.secrets,
+        logger: pino({ level: 'silent' }),
+        onAttempt: metrics.deliveryAttempt,
+      });
       expect(await worker.runOnce()).toBe(1);
       expect(await metrics.registry.metrics()).toMatch(/sync_gateway_webhook_delivery_attempts_total\{outcome="completed"\} 1/);
     } finally {

@@ -22,9 +22,18 @@ describeWithServers('two replicas on one PostgreSQL and one Redis', () => {
   let limitedToken: string;
 
   const post = (replica: ServeProcess, path: string, body: unknown, bearer = token) =>
-    fetch(`${replica.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${replica.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const report = (replica: ServeProcess, externalId: string, entityType = 'product') =>
-    post(replica, '/api/v1/failures', { entity_type: entityType, external_id: externalId, source: 'erp', error_message: 'Unknown tax class' });
+    post(replica, '/api/v1/failures', {
+      entity_type: entityType,
+      external_id: externalId,
+      source: 'erp',
+      error_message: 'Unknown tax class',
+    });
   const waitFor = async (condition: () => boolean | Promise<boolean>, ms: number) => {
     for (const started = Date.now(); Date.now() - started < ms; await new Promise((r) => setTimeout(r, 100))) if (await condition()) return;
     throw new Error(`condition not met within ${ms} ms`);
@@ -58,94 +67,147 @@ describeWithServers('two replicas on one PostgreSQL and one Redis', () => {
     await database?.drop();
   }, TIMEOUT_MS);
 
-  it('delivers a failure reported to replica A to a subscriber on replica B', async () => {
-    const response = await fetch(`${b.url}/graphql`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ query: 'subscription { syncFailure(entityType: sale_order) { entity_type external_id } }' }),
-    });
-    expect(response.status).toBe(200);
-    const reader = response.body!.getReader();
-    const firstEvent = (async () => {
-      let text = '';
-      while (!text.includes('data: ')) text += new TextDecoder().decode((await reader.read()).value);
-      await reader.cancel();
-      return JSON.parse(text.slice(text.indexOf('data: ') + 6).split('\n')[0]!);
-    })();
-    await new Promise((r) => setTimeout(r, 300)); // the subscription reaches Redis
-    expect((await report(a, 'SO-1', 'sale_order')).status).toBe(201);
-    expect(await firstEvent).toEqual({ data: { syncFailure: { entity_type: 'sale_order', external_id: 'SO-1' } } });
-  }, TIMEOUT_MS);
+  it(
+    'delivers a failure reported to replica A to a subscriber on replica B',
+    async () => {
+      const response = await fetch(`${b.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query: 'subscription { syncFailure(entityType: sale_order) { entity_type external_id } }' }),
+      });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      const firstEvent = (async () => {
+        let text = '';
+        while (!text.includes('data: ')) text += new TextDecoder().decode((await reader.read()).value);
+        await reader.cancel();
+        return JSON.parse(text.slice(text.indexOf('data: ') + 6).split('\n')[0]!);
+      })();
+      await new Promise((r) => setTimeout(r, 300)); // the subscription reaches Redis
+      expect((await report(a, 'SO-1', 'sale_order')).status).toBe(201);
+      expect(await firstEvent).toEqual({ data: { syncFailure: { entity_type: 'sale_order', external_id: 'SO-1' } } });
+    },
+    TIMEOUT_MS,
+  );
 
-  it('holds one rate limit across both replicas', async () => {
-    const statuses: number[] = [];
-    for (let i = 0; i < READS_PER_MINUTE + 10; i++) {
-      const replica = i % 2 === 0 ? a : b;
-      statuses.push((await fetch(`${replica.url}/api/v1/updated-products`, { headers: { authorization: `Bearer ${limitedToken}` } })).status);
-    }
-    expect(statuses.filter((s) => s === 200)).toHaveLength(READS_PER_MINUTE);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
-    expect(statuses.slice(0, READS_PER_MINUTE).every((s) => s === 200)).toBe(true);
-  }, TIMEOUT_MS);
-
-  it('makes 1,000 deliveries exactly once between them, both replicas working', async () => {
-    const receiver = await startReceiver();
-    try {
-      expect((await runCli(env, ['webhook', 'add', '--url', receiver.url, '--entity-type', 'product', '--direction', 'to_webshop', '--secret', 'replica-secret-0123'])).code).toBe(0);
-      const ids = Array.from({ length: 1000 }, (_, i) => `EX-${i}`);
-      for (let i = 0; i < ids.length; i += 50) {
-        const statuses = await Promise.all(ids.slice(i, i + 50).map((id, j) => report((i + j) % 2 === 0 ? a : b, id)).map(async (r) => (await r).status));
-        expect(statuses.every((s) => s === 201)).toBe(true);
+  it(
+    'holds one rate limit across both replicas',
+    async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < READS_PER_MINUTE + 10; i++) {
+        const replica = i % 2 === 0 ? a : b;
+        statuses.push(
+          (await fetch(`${replica.url}/api/v1/updated-products`, { headers: { authorization: `Bearer ${limitedToken}` } })).status,
+        );
       }
-      await waitFor(() => receiver.requests.length >= 1000, 60_000);
-      await new Promise((r) => setTimeout(r, 1000)); // a duplicate would arrive by now
-      const delivered = receiver.requests.map((r) => JSON.parse(r.body).external_id as string);
-      expect(delivered).toHaveLength(1000);
-      expect(new Set(delivered)).toEqual(new Set(ids));
-      expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(1000);
-      // Each replica's worker delivered some of them (its /metrics counts its own attempts).
-      const completed = async (replica: ServeProcess) => {
-        const text = await (await fetch(`${replica.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
-        return Number(/sync_gateway_webhook_delivery_attempts_total\{outcome="completed"\} (\d+)/.exec(text)?.[1] ?? 0);
-      };
-      const [byA, byB] = await Promise.all([completed(a), completed(b)]);
-      expect(byA + byB).toBe(1000);
-      expect(byA).toBeGreaterThan(0);
-      expect(byB).toBeGreaterThan(0);
-    } finally {
-      await receiver.close();
-      await runCli(env, ['webhook', 'remove', '1']);
-    }
-  }, TIMEOUT_MS);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(READS_PER_MINUTE);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+      expect(statuses.slice(0, READS_PER_MINUTE).every((s) => s === 200)).toBe(true);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('loses nothing when a replica is killed mid-delivery', async () => {
-    // The receiver is slow, so that deliveries are under way when replica A dies.
-    const receiver = await startReceiver(async () => {
-      await new Promise((r) => setTimeout(r, 300));
-      return { status: 204 };
-    });
-    try {
-      expect((await runCli(env, ['webhook', 'add', '--url', receiver.url, '--entity-type', 'partner', '--direction', 'to_webshop', '--secret', 'replica-secret-0123'])).code).toBe(0);
-      const ids = Array.from({ length: 200 }, (_, i) => `KILL-${i}`);
-      for (const [i, id] of ids.entries()) expect((await report(i % 2 === 0 ? a : b, id, 'partner')).status).toBe(201);
-      await waitFor(() => receiver.requests.length >= 20, 30_000);
-      await a.stop('SIGKILL');
-      // B finishes its own items and, once their leases expire, the ones A had claimed.
-      await waitFor(() => new Set(receiver.requests.map((r) => JSON.parse(r.body).external_id)).size >= ids.length, 90_000);
-      const delivered = new Set(receiver.requests.map((r) => JSON.parse(r.body).external_id as string));
-      expect(delivered).toEqual(new Set(ids));
-      // At least once: an item A was delivering when it died may have been delivered twice, never lost.
-      const db = new Client({ connectionString: database.url });
-      await db.connect();
+  it(
+    'makes 1,000 deliveries exactly once between them, both replicas working',
+    async () => {
+      const receiver = await startReceiver();
       try {
-        const open = async () =>
-          Number((await db.query(`SELECT count(*) AS n FROM outbound_queue_items WHERE status <> 'completed'`)).rows[0].n);
-        await waitFor(async () => (await open()) === 0, 30_000);
+        expect(
+          (
+            await runCli(env, [
+              'webhook',
+              'add',
+              '--url',
+              receiver.url,
+              '--entity-type',
+              'product',
+              '--direction',
+              'to_webshop',
+              '--secret',
+              'replica-secret-0123',
+            ])
+          ).code,
+        ).toBe(0);
+        const ids = Array.from({ length: 1000 }, (_, i) => `EX-${i}`);
+        for (let i = 0; i < ids.length; i += 50) {
+          const statuses = await Promise.all(
+            ids
+              .slice(i, i + 50)
+              .map((id, j) => report((i + j) % 2 === 0 ? a : b, id))
+              .map(async (r) => (await r).status),
+          );
+          expect(statuses.every((s) => s === 201)).toBe(true);
+        }
+        await waitFor(() => receiver.requests.length >= 1000, 60_000);
+        await new Promise((r) => setTimeout(r, 1000)); // a duplicate would arrive by now
+        const delivered = receiver.requests.map((r) => JSON.parse(r.body).external_id as string);
+        expect(delivered).toHaveLength(1000);
+        expect(new Set(delivered)).toEqual(new Set(ids));
+        expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(1000);
+        // Each replica's worker delivered some of them (its /metrics counts its own attempts).
+        const completed = async (replica: ServeProcess) => {
+          const text = await (await fetch(`${replica.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+          return Number(/sync_gateway_webhook_delivery_attempts_total\{outcome="completed"\} (\d+)/.exec(text)?.[1] ?? 0);
+        };
+        const [byA, byB] = await Promise.all([completed(a), completed(b)]);
+        expect(byA + byB).toBe(1000);
+        expect(byA).toBeGreaterThan(0);
+        expect(byB).toBeGreaterThan(0);
       } finally {
-        await db.end();
+        await receiver.close();
+        await runCli(env, ['webhook', 'remove', '1']);
       }
-    } finally {
-      await receiver.close();
-    }
-  }, TIMEOUT_MS);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'loses nothing when a replica is killed mid-delivery',
+    async () => {
+      // The receiver is slow, so that deliveries are under way when replica A dies.
+      const receiver = await startReceiver(async () => {
+        await new Promise((r) => setTimeout(r, 300));
+        return { status: 204 };
+      });
+      try {
+        expect(
+          (
+            await runCli(env, [
+              'webhook',
+              'add',
+              '--url',
+              receiver.url,
+              '--entity-type',
+              'partner',
+              '--direction',
+              'to_webshop',
+              '--secret',
+              'replica-secret-0123',
+            ])
+          ).code,
+        ).toBe(0);
+        const ids = Array.from({ length: 200 }, (_, i) => `KILL-${i}`);
+        for (const [i, id] of ids.entries()) expect((await report(i % 2 === 0 ? a : b, id, 'partner')).status).toBe(201);
+        await waitFor(() => receiver.requests.length >= 20, 30_000);
+        await a.stop('SIGKILL');
+        // B finishes its own items and, once their leases expire, the ones A had claimed.
+        await waitFor(() => new Set(receiver.requests.map((r) => JSON.parse(r.body).external_id)).size >= ids.length, 90_000);
+        const delivered = new Set(receiver.requests.map((r) => JSON.parse(r.body).external_id as string));
+        expect(delivered).toEqual(new Set(ids));
+        // At least once: an item A was delivering when it died may have been delivered twice, never lost.
+        const db = new Client({ connectionString: database.url });
+        await db.connect();
+        try {
+          const open = async () =>
+            Number((await db.query(`SELECT count(*) AS n FROM outbound_queue_items WHERE status <> 'completed'`)).rows[0].n);
+          await waitFor(async () => (await open()) === 0, 30_000);
+        } finally {
+          await db.end();
+        }
+      } finally {
+        await receiver.close();
+      }
+    },
+    TIMEOUT_MS,
+  );
 });

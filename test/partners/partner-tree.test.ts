@@ -15,7 +15,13 @@ describe('planPartnerBatch', () => {
 
   it('accepts a parent that is already stored, and keeps the stored parent when none is sent', () => {
     const records = links(['kid', 'stored-root'], ['stored-kid', undefined]);
-    const plan = planPartnerBatch(records, new Map([['stored-root', null], ['stored-kid', 'stored-root']]));
+    const plan = planPartnerBatch(
+      records,
+      new Map([
+        ['stored-root', null],
+        ['stored-kid', 'stored-root'],
+      ]),
+    );
     expect(plan.rejected.size).toBe(0);
     expect(orderOf(records, plan)).toEqual(['kid', 'stored-kid']);
   });
@@ -39,7 +45,11 @@ describe('planPartnerBatch', () => {
 
   it('detects a cycle closed through stored partners', () => {
     // Stored: leaf → mid → top. The batch makes top a child of leaf.
-    const stored = new Map<string, string | null>([['top', null], ['mid', 'top'], ['leaf', 'mid']]);
+    const stored = new Map<string, string | null>([
+      ['top', null],
+      ['mid', 'top'],
+      ['leaf', 'mid'],
+    ]);
     const records = links(['top', 'leaf'], ['new', 'top']);
     const plan = planPartnerBatch(records, stored);
     expect(plan.rejected.get(0)).toMatch(/circular reference: .*top.*leaf.*mid|circular reference: .*leaf.*mid.*top/);
@@ -60,7 +70,9 @@ describe('planPartnerBatch', () => {
 
   it('handles a chain thousands of levels deep without recursion', () => {
     const depth = 20_000;
-    const records = links(...Array.from({ length: depth }, (_, i): [string, string | null] => [`n${i}`, i === 0 ? null : `n${i - 1}`]).reverse());
+    const records = links(
+      ...Array.from({ length: depth }, (_, i): [string, string | null] => [`n${i}`, i === 0 ? null : `n${i - 1}`]).reverse(),
+    );
     const plan = planPartnerBatch(records, new Map());
     expect(plan.rejected.size).toBe(0);
     expect(orderOf(records, plan).slice(0, 3)).toEqual(['n0', 'n1', 'n2']);

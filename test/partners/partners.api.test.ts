@@ -7,8 +7,7 @@ describe.each(backends)('partners over REST on %s', (backend) => {
   const ctx = useApiFixture(backend);
   const push = (partners: unknown[]) => ctx.api.request('POST', '/api/v1/partners', { body: { partners } });
   const pending = async () => (await ctx.api.request('GET', '/api/v1/updated-partners?limit=500')).body;
-  const byExternalId = async () =>
-    new Map((await ctx.db.prisma.partner.findMany()).map((p) => [p.externalId, p]));
+  const byExternalId = async () => new Map((await ctx.db.prisma.partner.findMany()).map((p) => [p.externalId, p]));
 
   beforeEach(async () => {
     await ctx.db.prisma.partner.deleteMany();
@@ -61,7 +60,12 @@ describe.each(backends)('partners over REST on %s', (backend) => {
     expect(res.body.errors).toEqual([
       { index: 1, external_id: 'BAD-TYPE', field: 'partners[1].type', message: expect.stringMatching(/B \(billing\)/) },
       { index: 2, external_id: 'ORPHAN', field: 'partners[2].parent_external_id', message: 'unknown parent NOBODY' },
-      { index: 3, external_id: 'ORPHAN-CHILD', field: 'partners[3].parent_external_id', message: expect.stringMatching(/parent ORPHAN is rejected/) },
+      {
+        index: 3,
+        external_id: 'ORPHAN-CHILD',
+        field: 'partners[3].parent_external_id',
+        message: expect.stringMatching(/parent ORPHAN is rejected/),
+      },
     ]);
     expect([...(await byExternalId()).keys()]).toEqual(['GOOD']);
   });
@@ -86,10 +90,18 @@ describe.each(backends)('partners over REST on %s', (backend) => {
   });
 
   it('detects a cycle closed through stored partners and leaves the stored tree as it was', async () => {
-    await push([{ external_id: 'TOP' }, { external_id: 'MID', parent_external_id: 'TOP' }, { external_id: 'LEAF', parent_external_id: 'MID' }]);
+    await push([
+      { external_id: 'TOP' },
+      { external_id: 'MID', parent_external_id: 'TOP' },
+      { external_id: 'LEAF', parent_external_id: 'MID' },
+    ]);
     const res = await push([{ external_id: 'TOP', parent_external_id: 'LEAF' }]);
     expect(res.body.errors).toEqual([
-      expect.objectContaining({ index: 0, external_id: 'TOP', message: expect.stringMatching(/^circular reference: .*TOP.*LEAF|^circular reference: .*LEAF.*TOP/) }),
+      expect.objectContaining({
+        index: 0,
+        external_id: 'TOP',
+        message: expect.stringMatching(/^circular reference: .*TOP.*LEAF|^circular reference: .*LEAF.*TOP/),
+      }),
     ]);
     expect((await byExternalId()).get('TOP')!.parentExternalId).toBeNull();
   });

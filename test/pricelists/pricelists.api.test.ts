@@ -23,7 +23,14 @@ describe.each(backends)('pricelists over REST on %s', (backend) => {
 
   it('extracts price items from products and lists them with exactly the fields of SPEC 2.3', async () => {
     const res = await pushProducts([
-      { external_id: 'P1', name: 'Cup', pricelists: [retail(7.5, { start_date: '2026-12-01', end_date: '2026-12-31' }), { pricelist_external_id: 'B2B', pricelist_name: 'Trade', price: 5 }] },
+      {
+        external_id: 'P1',
+        name: 'Cup',
+        pricelists: [
+          retail(7.5, { start_date: '2026-12-01', end_date: '2026-12-31' }),
+          { pricelist_external_id: 'B2B', pricelist_name: 'Trade', price: 5 },
+        ],
+      },
     ]);
     expect(res.body).toMatchObject({ success: true, created: 1 });
     const list = await updated();
@@ -119,9 +126,11 @@ describe.each(backends)('pricelists over REST on %s', (backend) => {
     expect((await ctx.api.request('GET', '/api/v1/pricelists/RETAIL/items?limit=x')).status).toBe(400);
   });
 
-  it('exposes a product\'s prices in GraphQL', async () => {
+  it("exposes a product's prices in GraphQL", async () => {
     await pushProducts([{ external_id: 'G1', pricelists: [retail(4)] }]);
-    const res = await ctx.api.graphql('{ product(externalId: "G1") { priceItems { pricelistExternalId price } } pendingChanges { priceItems } }');
+    const res = await ctx.api.graphql(
+      '{ product(externalId: "G1") { priceItems { pricelistExternalId price } } pendingChanges { priceItems } }',
+    );
     expect(res.body.data).toEqual({
       product: { priceItems: [{ pricelistExternalId: 'RETAIL', price: 4 }] },
       pendingChanges: { priceItems: 1 },

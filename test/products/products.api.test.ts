@@ -113,7 +113,12 @@ describe.each(backends)('products over REST on %s', (backend) => {
 
     it('applies repeated external ids of one batch in order', async () => {
       const res = await ctx.api.request('POST', '/api/v1/products', {
-        body: { products: [{ external_id: 'X', price: 1 }, { external_id: 'X', price: 2 }] },
+        body: {
+          products: [
+            { external_id: 'X', price: 1 },
+            { external_id: 'X', price: 2 },
+          ],
+        },
       });
       expect(res.body).toMatchObject({ processed: 2, created: 1, updated: 1 });
       expect((await pending()).payload).toEqual([expect.objectContaining({ externalId: 'X', data: { price: 2 } })]);

@@ -24,7 +24,14 @@ describe.each(backends)('purchase orders over REST on %s', (backend) => {
 
   it('syncs orders directly and returns one with its lines', async () => {
     const res = await ctx.api.request('POST', '/api/v1/purchase-orders', {
-      body: order('PO-1', [['A', 10, 2.5], ['B', 1, 100]], { state: 'draft', order_date: '2026-11-20', erp_id: 77 }),
+      body: order(
+        'PO-1',
+        [
+          ['A', 10, 2.5],
+          ['B', 1, 100],
+        ],
+        { state: 'draft', order_date: '2026-11-20', erp_id: 77 },
+      ),
     });
     expect(res.body).toEqual({ success: true, processed: 1, created: 1, updated: 0, errors: [] });
     const [record] = (await updated()).payload;
@@ -37,10 +44,14 @@ describe.each(backends)('purchase orders over REST on %s', (backend) => {
       isNew: true,
       changedFields: ['erp_id', 'lines', 'order_date', 'state', 'supplier_external_id'],
       context: 'erp_sync',
-      data: { state: 'draft', order_date: '2026-11-20', lines: [
-        { product_external_id: 'A', quantity: 10, price: 2.5 },
-        { product_external_id: 'B', quantity: 1, price: 100 },
-      ] },
+      data: {
+        state: 'draft',
+        order_date: '2026-11-20',
+        lines: [
+          { product_external_id: 'A', quantity: 10, price: 2.5 },
+          { product_external_id: 'B', quantity: 1, price: 100 },
+        ],
+      },
       updatedAt: expect.any(String),
     });
     const detail = await ctx.api.request('GET', `/api/v1/purchase-orders/${record.id}`);
@@ -75,19 +86,47 @@ describe.each(backends)('purchase orders over REST on %s', (backend) => {
   });
 
   it('reports any line change as "lines" and rewrites the line records only then', async () => {
-    await ctx.api.request('POST', '/api/v1/purchase-orders', { body: order('PO-2', [['A', 1, 1], ['B', 2, 2]]) });
+    await ctx.api.request('POST', '/api/v1/purchase-orders', {
+      body: order('PO-2', [
+        ['A', 1, 1],
+        ['B', 2, 2],
+      ]),
+    });
     await ackAll();
     const before = await ctx.db.prisma.purchaseOrderLine.findMany({ orderBy: { position: 'asc' } });
 
-    await ctx.api.request('POST', '/api/v1/purchase-orders', { body: order('PO-2', [['A', 1, 1], ['B', 2, 2]], { state: 'sent' }) });
+    await ctx.api.request('POST', '/api/v1/purchase-orders', {
+      body: order(
+        'PO-2',
+        [
+          ['A', 1, 1],
+          ['B', 2, 2],
+        ],
+        { state: 'sent' },
+      ),
+    });
     expect((await updated()).payload).toEqual([expect.objectContaining({ changedFields: ['state'] })]);
     expect(await ctx.db.prisma.purchaseOrderLine.findMany({ orderBy: { position: 'asc' } })).toEqual(before);
     await ackAll();
 
-    await ctx.api.request('POST', '/api/v1/purchase-orders', { body: order('PO-2', [['A', 1, 1], ['B', 3, 2], ['C', 1, 9]], { state: 'sent' }) });
+    await ctx.api.request('POST', '/api/v1/purchase-orders', {
+      body: order(
+        'PO-2',
+        [
+          ['A', 1, 1],
+          ['B', 3, 2],
+          ['C', 1, 9],
+        ],
+        { state: 'sent' },
+      ),
+    });
     expect((await updated()).payload).toEqual([expect.objectContaining({ isNew: false, changedFields: ['lines'] })]);
     const after = await ctx.db.prisma.purchaseOrderLine.findMany({ orderBy: { position: 'asc' } });
-    expect(after.map((l) => [l.productExternalId, l.quantity])).toEqual([['A', 1], ['B', 3], ['C', 1]]);
+    expect(after.map((l) => [l.productExternalId, l.quantity])).toEqual([
+      ['A', 1],
+      ['B', 3],
+      ['C', 1],
+    ]);
   });
 
   it('keeps a change after the listing pending through the ack', async () => {

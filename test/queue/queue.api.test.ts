@@ -11,7 +11,12 @@ describe.each(backends)('outbound queue over REST on %s', (backend) => {
     const ids: number[] = [];
     for (const [i, status] of statuses.entries()) {
       const item = await ctx.db.prisma.outboundQueueItem.create({
-        data: { status, attempts: i === 5 ? 2 : status === 'failed' ? 6 : 1, messageId: `msg_${backend}_${i}`, payload: { event: 'sync_failure' } },
+        data: {
+          status,
+          attempts: i === 5 ? 2 : status === 'failed' ? 6 : 1,
+          messageId: `msg_${backend}_${i}`,
+          payload: { event: 'sync_failure' },
+        },
       });
       ids.push(item.id);
     }
@@ -20,7 +25,12 @@ describe.each(backends)('outbound queue over REST on %s', (backend) => {
 
   it('counts items per status and lists them with a status filter', async () => {
     await seed();
-    expect((await ctx.api.request('GET', '/api/v1/outbound-queue/stats')).body).toEqual({ pending: 1, processing: 1, completed: 1, failed: 3 });
+    expect((await ctx.api.request('GET', '/api/v1/outbound-queue/stats')).body).toEqual({
+      pending: 1,
+      processing: 1,
+      completed: 1,
+      failed: 3,
+    });
     const failed = await ctx.api.request('GET', '/api/v1/outbound-queue?status=failed&limit=2');
     expect(failed.body.meta).toEqual({ total: 3, limit: 2, offset: 0 });
     expect(failed.body.payload[0]).toMatchObject({ status: 'failed', event: 'sync_failure', payload: { event: 'sync_failure' } });
@@ -41,7 +51,9 @@ describe.each(backends)('outbound queue over REST on %s', (backend) => {
   it('retries every failed item below maxAttempts, given as query parameter or body field', async () => {
     await seed();
     expect((await ctx.api.request('POST', '/api/v1/outbound-queue/retry-failed?maxAttempts=6')).body).toEqual({ retried: 1 });
-    expect((await ctx.api.request('POST', '/api/v1/outbound-queue/retry-failed', { body: { maxAttempts: 7 } })).body).toEqual({ retried: 2 });
+    expect((await ctx.api.request('POST', '/api/v1/outbound-queue/retry-failed', { body: { maxAttempts: 7 } })).body).toEqual({
+      retried: 2,
+    });
     await seed();
     expect((await ctx.api.request('POST', '/api/v1/outbound-queue/retry-failed')).body).toEqual({ retried: 3 });
     expect((await ctx.api.request('POST', '/api/v1/outbound-queue/retry-failed', { body: { maxAttempts: 0 } })).status).toBe(400);
@@ -61,12 +73,16 @@ describe.each(backends)('outbound queue over REST on %s', (backend) => {
     expect(stored.secretEncrypted).not.toContain('sixteen-chars-secret');
     expect(ctx.api.secrets.decrypt(stored.secretEncrypted)).toBe('sixteen-chars-secret');
 
-    const short = await asAdmin(`mutation { createWebhookConfig(url: "ftp://x", entityType: product, direction: to_erp, secret: "short") { id } }`);
+    const short = await asAdmin(
+      `mutation { createWebhookConfig(url: "ftp://x", entityType: product, direction: to_erp, secret: "short") { id } }`,
+    );
     expect(short.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED' });
     expect(short.body.errors[0].extensions.details.map((d: { field: string }) => d.field).sort()).toEqual(['secret', 'url']);
 
     const id = created.body.data.createWebhookConfig.id;
-    expect((await asAdmin(`mutation { updateWebhookConfig(id: ${id}, active: false) { active } }`)).body.data.updateWebhookConfig.active).toBe(false);
+    expect(
+      (await asAdmin(`mutation { updateWebhookConfig(id: ${id}, active: false) { active } }`)).body.data.updateWebhookConfig.active,
+    ).toBe(false);
     const list = await asAdmin('{ webhookConfigs { id direction } }');
     expect(list.text).not.toContain('secret');
     await asAdmin(`mutation { removeWebhookConfig(id: ${id}) { id } }`);
@@ -100,6 +116,9 @@ describe.each(backends)('outbound queue over REST on %s', (backend) => {
     expect(minutes.reduce((n, m) => n + m.delivered, 0)).toBe(3);
 
     const tooMany = await ctx.api.graphql('{ deliveriesPerMinute(minutes: 0) { minute } }');
-    expect(tooMany.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'minutes', message: expect.any(String) }] });
+    expect(tooMany.body.errors[0].extensions).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'minutes', message: expect.any(String) }],
+    });
   });
 });

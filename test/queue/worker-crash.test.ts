@@ -18,13 +18,28 @@ describeWithPostgres('a worker process killed mid-delivery (PostgreSQL)', () => 
 
   it('leaves its item to another worker, which completes it once the lease runs out', async () => {
     const replies: Array<(reply: Reply) => void> = [];
-    const receiver = await startReceiver((_req, index) => (index === 0 ? new Promise<Reply>((resolve) => replies.push(resolve)) : { status: 200 }));
-    await createWebhook(ctx.db.prisma, ctx.api.secrets, { url: receiver.url, entityType: 'product', direction: 'to_webshop', secret: 'crash-test-secret-1234' });
-    await ctx.api.request('POST', '/api/v1/failures', { body: { entity_type: 'product', external_id: 'K-1', source: 'erp', error_message: 'boom' } });
+    const receiver = await startReceiver((_req, index) =>
+      index === 0 ? new Promise<Reply>((resolve) => replies.push(resolve)) : { status: 200 },
+    );
+    await createWebhook(ctx.db.prisma, ctx.api.secrets, {
+      url: receiver.url,
+      entityType: 'product',
+      direction: 'to_webshop',
+      secret: 'crash-test-secret-1234',
+    });
+    await ctx.api.request('POST', '/api/v1/failures', {
+      body: { entity_type: 'product', external_id: 'K-1', source: 'erp', error_message: 'boom' },
+    });
 
     // One process (node with tsx's loader), so that SIGKILL reaches the worker itself.
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'main.ts'), 'worker'], {
-      env: { ...process.env, DATABASE_URL: ctx.db.url!, ENCRYPTION_KEY: key.toString('hex'), LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' },
+      env: {
+        ...process.env,
+        DATABASE_URL: ctx.db.url!,
+        ENCRYPTION_KEY: key.toString('hex'),
+        LOG_LEVEL: 'warn',
+        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
+      },
       cwd: ROOT,
     });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
@@ -38,7 +53,12 @@ describeWithPostgres('a worker process killed mid-delivery (PostgreSQL)', () => 
 
       const item = await ctx.db.prisma.outboundQueueItem.findFirstOrThrow();
       const afterLease = new Date(item.leaseExpiresAt!.getTime() + 1);
-      const survivor = createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger: pino({ level: 'silent' }), clock: () => afterLease });
+      const survivor = createWorker({
+        prisma: ctx.db.prisma,
+        secrets: ctx.api.secrets,
+        logger: pino({ level: 'silent' }),
+        clock: () => afterLease,
+      });
       expect(await survivor.runOnce()).toBe(1);
       expect(await ctx.db.prisma.outboundQueueItem.findFirstOrThrow()).toMatchObject({ status: 'completed', attempts: 2 });
       expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([

@@ -38,7 +38,9 @@ describeWithPostgres('the delivery worker through database faults (PostgreSQL)',
   /** A worker over plain pg, as the worker thread runs it. */
   const startWorker = (overrides: Partial<WorkerOptions> = {}) => {
     const worker = createWorker({
-      prisma: { $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await pool.query(sql, values)).rows as T } as WorkerOptions['prisma'],
+      prisma: {
+        $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await pool.query(sql, values)).rows as T,
+      } as WorkerOptions['prisma'],
       secrets: ctx.api.secrets,
       logger,
       ...overrides,
@@ -48,7 +50,9 @@ describeWithPostgres('the delivery worker through database faults (PostgreSQL)',
     return worker;
   };
   const report = (externalId: string) =>
-    ctx.api.request('POST', '/api/v1/failures', { body: { entity_type: 'product', external_id: externalId, source: 'erp', error_message: 'boom' } });
+    ctx.api.request('POST', '/api/v1/failures', {
+      body: { entity_type: 'product', external_id: externalId, source: 'erp', error_message: 'boom' },
+    });
   const items = () => ctx.db.prisma.outboundQueueItem.findMany({ select: { status: true, attempts: true }, orderBy: { id: 'asc' } });
 
   beforeAll(async () => {
@@ -72,12 +76,21 @@ describeWithPostgres('the delivery worker through database faults (PostgreSQL)',
   it('re-establishes LISTEN after its connection is terminated and delivers at once again', async () => {
     const receiver = await startReceiver();
     try {
-      await createWebhook(ctx.db.prisma, ctx.api.secrets, { url: receiver.url, entityType: 'product', direction: 'to_webshop', secret: 'listen-secret-0123' });
+      await createWebhook(ctx.db.prisma, ctx.api.secrets, {
+        url: receiver.url,
+        entityType: 'product',
+        direction: 'to_webshop',
+        secret: 'listen-secret-0123',
+      });
       // Polling once a minute: only NOTIFY can bring a delivery within seconds.
       startWorker({ databaseUrl: ctx.db.url, pollIntervalMs: 60_000 });
       const listenerPid = async () =>
-        (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND query ILIKE 'LISTEN%'`, [dbName(), LISTEN_APPLICATION_NAME]))
-          .rows[0]?.pid as number | undefined;
+        (
+          await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND query ILIKE 'LISTEN%'`, [
+            dbName(),
+            LISTEN_APPLICATION_NAME,
+          ])
+        ).rows[0]?.pid as number | undefined;
       await waitFor(async () => (await listenerPid()) !== undefined, 10_000, 'LISTEN');
       const firstPid = (await listenerPid())!;
 
@@ -95,7 +108,9 @@ describeWithPostgres('the delivery worker through database faults (PostgreSQL)',
         latencies.push(receiver.requests[before]!.at - sent);
       }
       latencies.sort((a, b) => a - b);
-      console.log(`LISTEN re-established ${reconnectMs} ms after pg_terminate_backend; report → delivery after it (ms): ${latencies.join(', ')}`);
+      console.log(
+        `LISTEN re-established ${reconnectMs} ms after pg_terminate_backend; report → delivery after it (ms): ${latencies.join(', ')}`,
+      );
       expect(reconnectMs).toBeLessThan(5_000);
       // Without LISTEN they would wait up to the 60 s poll; the median is tens of ms on an idle machine.
       expect(latencies[2]).toBeLessThan(1_000);
@@ -106,9 +121,16 @@ describeWithPostgres('the delivery worker through database faults (PostgreSQL)',
 
   it('renews the lease of a delivery that outlasts it, so no other worker repeats it', async () => {
     let release: (reply: Reply) => void = () => undefined;
-    const receiver = await startReceiver((_req, index) => (index === 0 ? new Promise<Reply>((resolve) => (release = resolve)) : { status: 200 }));
+    const receiver = await startReceiver((_req, index) =>
+      index === 0 ? new Promise<Reply>((resolve) => (release = resolve)) : { status: 200 },
+    );
     try {
-      await createWebhook(ctx.db.prisma, ctx.api.secrets, { url: receiver.url, entityType: 'product', direction: 'to_webshop', secret: 'lease-secret-01234' });
+      await createWebhook(ctx.db.prisma, ctx.api.secrets, {
+        url: receiver.url,
+        entityType: 'product',
+        direction: 'to_webshop',
+        secret: 'lease-secret-01234',
+      });
       expect((await report('SLOW-1')).status).toBe(201);
       startWorker({ leaseMs: 1_000, pollIntervalMs: 100 });
       await waitFor(() => receiver.requests.length === 1, 10_000, 'first delivery');
@@ -134,7 +156,12 @@ describeWithPostgres('the delivery worker through database faults (PostgreSQL)',
     });
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
     try {
-      await createWebhook(ctx.db.prisma, ctx.api.secrets, { url: receiver.url, entityType: 'product', direction: 'to_webshop', secret: 'kill-secret-012345' });
+      await createWebhook(ctx.db.prisma, ctx.api.secrets, {
+        url: receiver.url,
+        entityType: 'product',
+        direction: 'to_webshop',
+        secret: 'kill-secret-012345',
+      });
       for (const id of ['K-1', 'K-2', 'K-3']) expect((await report(id)).status).toBe(201);
       await waitFor(() => receiver.requests.length === 3, 60_000, 'three deliveries in flight');
       // Let a renewal or two happen first: the lease left at the kill is then a renewed one.
@@ -157,21 +184,37 @@ describeWithPostgres('the delivery worker through database faults (PostgreSQL)',
 
   it('keeps a result through a short outage and records it once the database is back', async () => {
     let release: (reply: Reply) => void = () => undefined;
-    const receiver = await startReceiver((_req, index) => (index === 0 ? new Promise<Reply>((resolve) => (release = resolve)) : { status: 200 }));
+    const receiver = await startReceiver((_req, index) =>
+      index === 0 ? new Promise<Reply>((resolve) => (release = resolve)) : { status: 200 },
+    );
     try {
-      await createWebhook(ctx.db.prisma, ctx.api.secrets, { url: receiver.url, entityType: 'product', direction: 'to_webshop', secret: 'outage-secret-0123' });
+      await createWebhook(ctx.db.prisma, ctx.api.secrets, {
+        url: receiver.url,
+        entityType: 'product',
+        direction: 'to_webshop',
+        secret: 'outage-secret-0123',
+      });
       expect((await report('BRIEF-1')).status).toBe(201);
       startWorker({ leaseMs: 2_000, pollIntervalMs: 100 });
       await waitFor(() => receiver.requests.length === 1, 10_000, 'delivery');
       // The database refuses connections while the delivery finishes; back 2 s later.
       await pgAdmin(`ALTER DATABASE ${dbName()} ALLOW_CONNECTIONS false`);
       // Only the worker's connections: the fixture's own pool has no handler for a dead idle connection.
-      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'outage-test-worker'`, [dbName()]);
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'outage-test-worker'`,
+        [dbName()],
+      );
       release({ status: 200 });
       await new Promise((r) => setTimeout(r, 2_000));
       await pgAdmin(`ALTER DATABASE ${dbName()} ALLOW_CONNECTIONS true`);
-      await waitFor(async () => (await pgQuery(ctx.db.url!, `SELECT status FROM outbound_queue_items`))[0]?.status === 'completed', 15_000, 'recorded');
-      expect(await pgQuery(ctx.db.url!, `SELECT status, attempts FROM outbound_queue_items`)).toEqual([{ status: 'completed', attempts: 1 }]);
+      await waitFor(
+        async () => (await pgQuery(ctx.db.url!, `SELECT status FROM outbound_queue_items`))[0]?.status === 'completed',
+        15_000,
+        'recorded',
+      );
+      expect(await pgQuery(ctx.db.url!, `SELECT status, attempts FROM outbound_queue_items`)).toEqual([
+        { status: 'completed', attempts: 1 },
+      ]);
       expect(receiver.requests).toHaveLength(1); // recorded, not delivered again
     } finally {
       await pgAdmin(`ALTER DATABASE ${dbName()} ALLOW_CONNECTIONS true`).catch(() => undefined);

@@ -23,7 +23,13 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
     createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger, clock: () => now, ...overrides });
   const report = () =>
     ctx.api.request('POST', '/api/v1/failures', {
-      body: { entity_type: 'product', external_id: 'SKU-9', source: 'erp', error_message: 'Unknown tax class', error_details: [{ field: 'tax', message: 'unknown' }] },
+      body: {
+        entity_type: 'product',
+        external_id: 'SKU-9',
+        source: 'erp',
+        error_message: 'Unknown tax class',
+        error_details: [{ field: 'tax', message: 'unknown' }],
+      },
     });
   const onlyItem = async () => ctx.db.prisma.outboundQueueItem.findFirstOrThrow();
 
@@ -38,7 +44,12 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
     receiver.requests.length = 0;
     answer = () => ({ status: 200 });
     now = new Date(Date.now() + 1_000);
-    await createWebhook(ctx.db.prisma, ctx.api.secrets, { url: receiver.url, entityType: 'product', direction: 'to_webshop', secret: SECRET });
+    await createWebhook(ctx.db.prisma, ctx.api.secrets, {
+      url: receiver.url,
+      entityType: 'product',
+      direction: 'to_webshop',
+      secret: SECRET,
+    });
   });
 
   it('POSTs the SPEC 6.2 payload as JSON, signed with HMAC-SHA256 and with Standard Webhooks headers', async () => {
@@ -151,7 +162,7 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
     expect(await onlyItem()).toMatchObject({ status: 'completed', attempts: 1 });
   });
 
-  it('lets another worker complete an item whose worker died mid-delivery, and ignores the dead one\'s late result', async () => {
+  it("lets another worker complete an item whose worker died mid-delivery, and ignores the dead one's late result", async () => {
     let releaseFirst: (reply: Reply) => void = () => undefined;
     answer = (index) => (index === 0 ? new Promise<Reply>((resolve) => (releaseFirst = resolve)) : { status: 200 });
     await report();
@@ -213,9 +224,7 @@ describeWithPostgres('two workers on one PostgreSQL', () => {
     );
     // Two replicas: separate clients and connection pools on the same database.
     const replicas = [0, 1].map(() => new PrismaClient({ adapter: new PrismaPg({ connectionString: ctx.db.url! }) }));
-    const workers = replicas.map((prisma) =>
-      createWorker({ prisma, secrets: ctx.api.secrets, logger, pollIntervalMs: 20, batchSize: 25 }),
-    );
+    const workers = replicas.map((prisma) => createWorker({ prisma, secrets: ctx.api.secrets, logger, pollIntervalMs: 20, batchSize: 25 }));
     workers.forEach((w) => w.start());
     try {
       const deadline = Date.now() + 150_000;

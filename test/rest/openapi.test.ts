@@ -86,7 +86,12 @@ describe('OpenAPI document', () => {
     const sync = doc.paths['/api/v1/products'].post;
     expect(Object.keys(sync.responses).sort()).toEqual(['200', '400', '401', '409', '413', '415', '422', '429', '500', '503']);
     expect(doc.components.responses.ServiceUnavailable.headers['Retry-After']).toBeDefined();
-    expect(Object.keys(sync.responses['200'].headers).sort()).toEqual(['Idempotent-Replayed', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']);
+    expect(Object.keys(sync.responses['200'].headers).sort()).toEqual([
+      'Idempotent-Replayed',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+    ]);
     expect(doc.components.responses.RateLimited.headers['Retry-After']).toBeDefined();
     expect(doc.paths['/api/v1/updated-products/{id}'].delete.responses['404']).toBeDefined();
   });
@@ -107,7 +112,12 @@ describe('OpenAPI document', () => {
       const ok = Object.keys(op.responses).find((s) => s.startsWith('2'))!;
       expect(op.responses[ok].headers['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
     }
-    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false, schema: { maxLength: 255 } });
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { maxLength: 255 },
+    });
     expect(doc.components.parameters.IdempotencyKey.description).toMatch(/GraphQL mutations/);
     for (const route of restRoutes.filter((r) => r.method !== 'POST')) {
       const op = doc.paths[openApiPath(fullPath(route))][route.method.toLowerCase()];
@@ -115,7 +125,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('passes the Redocly linter\'s recommended rules without a warning', () => {
+  it("passes the Redocly linter's recommended rules without a warning", () => {
     // Errors exit non-zero; warnings only show in the summary, which Redocly writes to stderr.
     const run = spawnSync('npm', ['run', '-s', 'openapi:lint'], { encoding: 'utf8' });
     const output = `${run.stdout}${run.stderr}`;

@@ -11,7 +11,14 @@ describe.each(backends)('sale orders over REST on %s', (backend) => {
 
   it('stores single and batch orders with direction, partner and lines, and lists them as change records', async () => {
     const single = await ctx.api.request('POST', '/api/v1/sale-orders', {
-      body: { external_id: 'SO-1', erp_id: 501, direction: 'inbound', partner_external_id: 'C-1', lines: [{ sku: 'A', qty: 2 }], note: 'rush' },
+      body: {
+        external_id: 'SO-1',
+        erp_id: 501,
+        direction: 'inbound',
+        partner_external_id: 'C-1',
+        lines: [{ sku: 'A', qty: 2 }],
+        note: 'rush',
+      },
     });
     expect(single.body).toEqual({ success: true, processed: 1, created: 1, updated: 0, errors: [] });
     const batch = await ctx.api.request('POST', '/api/v1/sale-orders', {
@@ -78,7 +85,12 @@ describe.each(backends)('sale orders over REST on %s', (backend) => {
 
   it('tracks changes to lines and acknowledges single and batch', async () => {
     await ctx.api.request('POST', '/api/v1/sale-orders', {
-      body: { sale_orders: [{ external_id: 'A', direction: 'inbound', lines: [{ sku: 'x', qty: 1 }] }, { external_id: 'B', direction: 'inbound' }] },
+      body: {
+        sale_orders: [
+          { external_id: 'A', direction: 'inbound', lines: [{ sku: 'x', qty: 1 }] },
+          { external_id: 'B', direction: 'inbound' },
+        ],
+      },
     });
     const [a, b] = (await pending()).payload;
     expect((await ctx.api.request('DELETE', `/api/v1/updated-sale-orders/${a.id}`)).body).toEqual({ success: true, acknowledged: 1 });
@@ -94,7 +106,9 @@ describe.each(backends)('sale orders over REST on %s', (backend) => {
       body: { external_id: 'A', direction: 'inbound', lines: [{ qty: 1, sku: 'x' }] },
     });
     expect(same.body).toMatchObject({ created: 0, updated: 0 });
-    await ctx.api.request('POST', '/api/v1/sale-orders', { body: { external_id: 'A', direction: 'inbound', lines: [{ sku: 'x', qty: 3 }] } });
+    await ctx.api.request('POST', '/api/v1/sale-orders', {
+      body: { external_id: 'A', direction: 'inbound', lines: [{ sku: 'x', qty: 3 }] },
+    });
     expect((await pending()).payload).toEqual([expect.objectContaining({ externalId: 'A', isNew: false, changedFields: ['lines'] })]);
 
     expect((await ctx.api.request('DELETE', '/api/v1/updated-sale-orders/999999')).status).toBe(404);

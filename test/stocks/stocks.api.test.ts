@@ -65,9 +65,14 @@ describe.each(backends)('stocks over REST on %s', (backend) => {
 
   it('keeps each price an entry leaves out, when one list mixes entries with and without it', async () => {
     await push([entry('S9', 'P1', 1, { purchase_price: 5, suggested_sale_price: 9 }), entry('S9', 'P2', 1, { purchase_price: 6 })]);
-    const mixed = await push([entry('S9', 'P1', 2, { suggested_sale_price: 8 }), entry('S9', 'P2', 1, { purchase_price: 7 }), entry('S9', 'P3', 1)]);
+    const mixed = await push([
+      entry('S9', 'P1', 2, { suggested_sale_price: 8 }),
+      entry('S9', 'P2', 1, { purchase_price: 7 }),
+      entry('S9', 'P3', 1),
+    ]);
     expect(mixed.body).toMatchObject({ processed: 3, created: 1, updated: 2, errors: [] });
-    const lookup = async (product: string) => (await ctx.api.request('GET', `/api/v1/stocks/lookup?supplier_id=S9&product_id=${product}`)).body;
+    const lookup = async (product: string) =>
+      (await ctx.api.request('GET', `/api/v1/stocks/lookup?supplier_id=S9&product_id=${product}`)).body;
     expect(await lookup('P1')).toMatchObject({ quantity: 2, purchasePrice: 5, suggestedSalePrice: 8 });
     expect(await lookup('P2')).toMatchObject({ quantity: 1, purchasePrice: 7, suggestedSalePrice: null });
     expect(await lookup('P3')).toMatchObject({ quantity: 1, purchasePrice: null, suggestedSalePrice: null });
@@ -145,7 +150,10 @@ describe.each(backends)('stocks over REST on %s', (backend) => {
     const stock = Object.fromEntries(
       res.body.data.products.payload.map((p: { externalId: string; stock: unknown[] }) => [p.externalId, p.stock]),
     );
-    expect(stock.P1).toEqual([{ supplierExternalId: 'S1', quantity: 1 }, { supplierExternalId: 'S2', quantity: 2 }]);
+    expect(stock.P1).toEqual([
+      { supplierExternalId: 'S1', quantity: 1 },
+      { supplierExternalId: 'S2', quantity: 2 },
+    ]);
     expect(stock.P2).toEqual([{ supplierExternalId: 'S1', quantity: 5 }]);
     await ctx.db.prisma.product.deleteMany();
   });

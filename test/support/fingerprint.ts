@@ -12,5 +12,8 @@ export async function fingerprint(prisma: PrismaClient): Promise<string> {
     ({ name }) => `SELECT '${name}:' || md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS h FROM "${name}" t`,
   );
   const rows = await prisma.$queryRawUnsafe<Array<{ h: string }>>(parts.join(' UNION ALL '));
-  return rows.map((r) => r.h).sort().join(',');
+  return rows
+    .map((r) => r.h)
+    .sort()
+    .join(',');
 }

@@ -20,7 +20,12 @@ export function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<CliResul
   });
 }
 
-export type ServeProcess = { child: ChildProcessWithoutNullStreams; url: string; output: () => string; stop(signal?: NodeJS.Signals): Promise<void> };
+export type ServeProcess = {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+};
 
 /** `sync-gateway serve`, resolved once it logs that it listens. */
 export function serveProcess(env: NodeJS.ProcessEnv): Promise<ServeProcess> {

@@ -22,7 +22,9 @@ export async function startRedisServer(): Promise<RedisServer> {
   let child: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
-      const process = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const process = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child = process;
       let output = '';
       process.stdout!.on('data', (d: Buffer) => {

@@ -9,7 +9,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * `v1,<base64>` entry may match; timestamps more than 5 minutes off are refused.
  * Adding `svix` as a dev dependency would make this the real check.
  */
-export function svixVerify(secret: string, payload: string, headers: Record<string, string | string[] | undefined>, nowSeconds = Math.floor(Date.now() / 1000)): unknown {
+export function svixVerify(
+  secret: string,
+  payload: string,
+  headers: Record<string, string | string[] | undefined>,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): unknown {
   const header = (name: string) => {
     const value = headers[`svix-${name}`] ?? headers[`webhook-${name}`];
     return Array.isArray(value) ? value[0] : value;

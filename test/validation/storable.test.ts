@@ -33,7 +33,9 @@ describe('findUnstorable', () => {
   });
 
   it('reports a bad key once, without descending into its value', () => {
-    expect(findUnstorable({ ['\u0000']: { inner: '\u0000' } })).toEqual([{ path: ['\u0000'], message: expect.stringContaining('Field name') }]);
+    expect(findUnstorable({ ['\u0000']: { inner: '\u0000' } })).toEqual([
+      { path: ['\u0000'], message: expect.stringContaining('Field name') },
+    ]);
   });
 
   it(`stops after ${MAX_PROBLEMS_PER_VALUE} problems`, () => {

@@ -20,9 +20,12 @@ describe('webhook network policy', () => {
     expect(defaults.refusal(address)).toMatch(reason);
   });
 
-  it.each(['10.1.2.3', '172.16.0.1', '172.31.255.254', '192.168.1.10', 'fd12:3456::1', '93.184.216.34', '2606:4700::1111'])('allows %s by default', (address) => {
-    expect(defaults.refusal(address)).toBeUndefined();
-  });
+  it.each(['10.1.2.3', '172.16.0.1', '172.31.255.254', '192.168.1.10', 'fd12:3456::1', '93.184.216.34', '2606:4700::1111'])(
+    'allows %s by default',
+    (address) => {
+      expect(defaults.refusal(address)).toBeUndefined();
+    },
+  );
 
   it('lets allowed networks open built-in blocks, and blocked networks win over both', () => {
     const policy = createNetworkPolicy({ allowed: ['127.0.0.1/32', '10.9.0.0/16'], blocked: ['10.0.0.0/8', '192.168.5.5'] });

@@ -42,6 +42,8 @@ describe('secret box', () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
-    await expect(loadEncryptionKey({ dataDir: '/nonexistent', databaseUrl: 'postgresql://x/y' })).rejects.toThrow(/ENCRYPTION_KEY is required/);
+    await expect(loadEncryptionKey({ dataDir: '/nonexistent', databaseUrl: 'postgresql://x/y' })).rejects.toThrow(
+      /ENCRYPTION_KEY is required/,
+    );
   });
 });

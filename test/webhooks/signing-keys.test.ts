@@ -18,7 +18,11 @@ describe('signing keys', () => {
     expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(svixVerify(secret, body, headers)).toEqual(JSON.parse(body));
     // X-Webhook-Signature: hex HMAC of the body keyed by the same (decoded) key bytes.
-    expect(headers['x-webhook-signature']).toBe(createHmac('sha256', Buffer.from(secret.slice(6), 'base64')).update(body).digest('hex'));
+    expect(headers['x-webhook-signature']).toBe(
+      createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
+        .update(body)
+        .digest('hex'),
+    );
     expect(() => new Webhook(generateSecret()).verify(body, headers)).toThrow();
     expect(() => svixVerify(generateSecret(), body, headers)).toThrow();
   });
@@ -64,7 +68,11 @@ describe('signing keys', () => {
         expect(new Webhook(old, { format: 'raw' }).verify(body, during)).toEqual(JSON.parse(body));
       }
       // X-Webhook-Signature follows the new key at once.
-      expect(during['x-webhook-signature']).toBe(createHmac('sha256', Buffer.from(fresh.slice(6), 'base64')).update(body).digest('hex'));
+      expect(during['x-webhook-signature']).toBe(
+        createHmac('sha256', Buffer.from(fresh.slice(6), 'base64'))
+          .update(body)
+          .digest('hex'),
+      );
 
       // Signed at the end of the grace period (the timestamp is what counts): only the new key.
       const after = signatureHeaders(stored, 'msg_0123', graceEnds, body);

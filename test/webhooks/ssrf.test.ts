@@ -73,10 +73,18 @@ describe.each(backends)('SSRF guard on %s', (backend) => {
     // Rows as they may exist from before the guard (creating them now is refused, see below).
     for (const url of blockedTable()) {
       await ctx.db.prisma.webhookConfig.create({
-        data: { url, entityType: 'product', direction: 'to_webshop', active: true, secretEncrypted: ctx.api.secrets.encrypt('legacy-raw-secret-123') },
+        data: {
+          url,
+          entityType: 'product',
+          direction: 'to_webshop',
+          active: true,
+          secretEncrypted: ctx.api.secrets.encrypt('legacy-raw-secret-123'),
+        },
       });
     }
-    const reported = await ctx.api.request('POST', '/api/v1/failures', { body: { entity_type: 'product', external_id: 'SKU-SSRF', source: 'erp', error_message: 'x' } });
+    const reported = await ctx.api.request('POST', '/api/v1/failures', {
+      body: { entity_type: 'product', external_id: 'SKU-SSRF', source: 'erp', error_message: 'x' },
+    });
     expect(reported.status).toBe(201);
     const worker = createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger });
     expect(await worker.runOnce()).toBe(blockedTable().length);
@@ -87,7 +95,9 @@ describe.each(backends)('SSRF guard on %s', (backend) => {
         url: item.webhookConfig!.url,
         status: 'failed',
         attempts: 1,
-        error: expect.stringMatching(/^blocked: .* is (a loopback|an unspecified|a link-local|a multicast|a reserved or broadcast) address/),
+        error: expect.stringMatching(
+          /^blocked: .* is (a loopback|an unspecified|a link-local|a multicast|a reserved or broadcast) address/,
+        ),
       });
     }
     expect(v4.requests).toHaveLength(0);
@@ -98,8 +108,14 @@ describe.each(backends)('SSRF guard on %s', (backend) => {
     const { token } = await createToken(ctx.db.prisma, `admin-ssrf-${backend}`, 'admin');
     const asAdmin = (query: string) => ctx.api.request('POST', '/graphql', { token, body: { query } });
     for (const url of [...blockedTable(), 'http://sub.localhost/hook']) {
-      const res = await asAdmin(`mutation { createWebhookConfig(url: ${JSON.stringify(url)}, entityType: product, direction: to_erp) { id } }`);
-      expect({ url, code: res.body.errors?.[0]?.extensions?.code, fields: res.body.errors?.[0]?.extensions?.details?.map((d: { field: string }) => d.field) }).toEqual({
+      const res = await asAdmin(
+        `mutation { createWebhookConfig(url: ${JSON.stringify(url)}, entityType: product, direction: to_erp) { id } }`,
+      );
+      expect({
+        url,
+        code: res.body.errors?.[0]?.extensions?.code,
+        fields: res.body.errors?.[0]?.extensions?.details?.map((d: { field: string }) => d.field),
+      }).toEqual({
         url,
         code: 'VALIDATION_FAILED',
         fields: ['url'],
@@ -108,14 +124,26 @@ describe.each(backends)('SSRF guard on %s', (backend) => {
     expect(await ctx.db.prisma.webhookConfig.count()).toBe(0);
 
     // Private ranges are allowed by default (an on-prem ERP lives there), unless blocked.
-    const created = await asAdmin('mutation { createWebhookConfig(url: "http://10.20.30.40/hook", entityType: product, direction: to_erp) { id newSecret } }');
+    const created = await asAdmin(
+      'mutation { createWebhookConfig(url: "http://10.20.30.40/hook", entityType: product, direction: to_erp) { id newSecret } }',
+    );
     const id = created.body.data.createWebhookConfig.id;
     const moved = await asAdmin(`mutation { updateWebhookConfig(id: ${id}, url: "http://169.254.169.254/") { id } }`);
-    expect(moved.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'url', message: expect.stringMatching(/link-local/) }] });
+    expect(moved.body.errors[0].extensions).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'url', message: expect.stringMatching(/link-local/) }],
+    });
     setWebhookNetworks({ allowed: ['127.0.0.1/32'], blocked: ['10.0.0.0/8'] });
-    const blocked = await asAdmin('mutation { createWebhookConfig(url: "http://10.1.2.3/hook", entityType: product, direction: to_erp) { id } }');
-    expect(blocked.body.errors[0].extensions.details[0]).toMatchObject({ field: 'url', message: expect.stringMatching(/WEBHOOK_BLOCKED_NETWORKS/) });
-    const allowed = await asAdmin(`mutation { createWebhookConfig(url: "http://127.0.0.1:${port()}/hook", entityType: product, direction: to_erp) { id } }`);
+    const blocked = await asAdmin(
+      'mutation { createWebhookConfig(url: "http://10.1.2.3/hook", entityType: product, direction: to_erp) { id } }',
+    );
+    expect(blocked.body.errors[0].extensions.details[0]).toMatchObject({
+      field: 'url',
+      message: expect.stringMatching(/WEBHOOK_BLOCKED_NETWORKS/),
+    });
+    const allowed = await asAdmin(
+      `mutation { createWebhookConfig(url: "http://127.0.0.1:${port()}/hook", entityType: product, direction: to_erp) { id } }`,
+    );
     expect(allowed.body.errors).toBeUndefined();
   });
 
@@ -125,9 +153,17 @@ describe.each(backends)('SSRF guard on %s', (backend) => {
     const redirector = await startReceiver(() => ({ status: 302, headers: { location: `http://127.0.0.2:${target.port}/internal` } }));
     try {
       await ctx.db.prisma.webhookConfig.create({
-        data: { url: redirector.url, entityType: 'product', direction: 'to_webshop', active: true, secretEncrypted: ctx.api.secrets.encrypt('legacy-raw-secret-123') },
+        data: {
+          url: redirector.url,
+          entityType: 'product',
+          direction: 'to_webshop',
+          active: true,
+          secretEncrypted: ctx.api.secrets.encrypt('legacy-raw-secret-123'),
+        },
       });
-      await ctx.api.request('POST', '/api/v1/failures', { body: { entity_type: 'product', external_id: 'SKU-302', source: 'erp', error_message: 'x' } });
+      await ctx.api.request('POST', '/api/v1/failures', {
+        body: { entity_type: 'product', external_id: 'SKU-302', source: 'erp', error_message: 'x' },
+      });
       expect(await createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger }).runOnce()).toBe(1);
       expect(redirector.requests).toHaveLength(1);
       expect(target.hits).toHaveLength(0);
@@ -162,7 +198,10 @@ describe('SSRF guard at connect time (DNS answers)', () => {
   function scriptedLookup(answers: string[][]): { lookup: Lookup; calls: () => number } {
     let calls = 0;
     const lookup = ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-      const addresses = answers[Math.min(calls++, answers.length - 1)]!.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+      const addresses = answers[Math.min(calls++, answers.length - 1)]!.map((address) => ({
+        address,
+        family: address.includes(':') ? 6 : 4,
+      }));
       if (options.all) callback(null, addresses);
       else callback(null, addresses[0]!.address, addresses[0]!.family);
     }) as unknown as Lookup;
@@ -195,7 +234,11 @@ describe('SSRF guard at connect time (DNS answers)', () => {
     const dispatcher = new Agent({ connect: guardedConnector(() => policy, dns.lookup) });
     try {
       const attempt = await attemptDelivery(`http://mixed.example:${allowedHost.port}/hook`, '{}', {}, { dispatcher });
-      expect(attempt).toMatchObject({ ok: false, blocked: true, error: expect.stringMatching(/^blocked: mixed.example resolves to 127.0.0.1/) });
+      expect(attempt).toMatchObject({
+        ok: false,
+        blocked: true,
+        error: expect.stringMatching(/^blocked: mixed.example resolves to 127.0.0.1/),
+      });
     } finally {
       await dispatcher.close();
     }

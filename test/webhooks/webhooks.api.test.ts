@@ -54,7 +54,9 @@ describe.each(backends)('webhook secrets and test events on %s', (backend) => {
   /** Reports a failure and lets a worker deliver it; returns what the receiver got. */
   const deliverOne = async (externalId: string) => {
     const before = receiver.requests.length;
-    await ctx.api.request('POST', '/api/v1/failures', { body: { entity_type: 'product', external_id: externalId, source: 'erp', error_message: 'x' } });
+    await ctx.api.request('POST', '/api/v1/failures', {
+      body: { entity_type: 'product', external_id: externalId, source: 'erp', error_message: 'x' },
+    });
     expect(await createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger }).runOnce()).toBe(1);
     expect(receiver.requests).toHaveLength(before + 1);
     return receiver.requests[before]!;
@@ -92,20 +94,30 @@ describe.each(backends)('webhook secrets and test events on %s', (backend) => {
 
   it('takes a given whsec_ secret decoded, and refuses a malformed one naming secret', async () => {
     const secret = `whsec_${Buffer.from('a-key-of-twenty-four-bytes!!').toString('base64')}`;
-    await asAdmin(`mutation($url: String!, $secret: String) { createWebhookConfig(url: $url, entityType: product, direction: to_webshop, secret: $secret) { id } }`, { url: receiver.url, secret });
+    await asAdmin(
+      `mutation($url: String!, $secret: String) { createWebhookConfig(url: $url, entityType: product, direction: to_webshop, secret: $secret) { id } }`,
+      { url: receiver.url, secret },
+    );
     expect(verifies(secret, await deliverOne('SKU-GIVEN'))).toEqual(BOTH);
     const bad = await ctx.api.request('POST', '/graphql', {
       token: adminToken,
-      body: { query: `mutation { createWebhookConfig(url: "${receiver.url}", entityType: product, direction: to_erp, secret: "whsec_c2hvcnQ=") { id } }` },
+      body: {
+        query: `mutation { createWebhookConfig(url: "${receiver.url}", entityType: product, direction: to_erp, secret: "whsec_c2hvcnQ=") { id } }`,
+      },
     });
-    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'secret', message: expect.stringMatching(/24 to 64 bytes/) }] });
+    expect(bad.body.errors[0].extensions).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'secret', message: expect.stringMatching(/24 to 64 bytes/) }],
+    });
   });
 
   it('rotates: both secrets verify during the grace period, only the new one after it; a raw secret rotates too', async () => {
     const raw = 'legacy-raw-secret-0123';
     await ctx.api.request('POST', '/graphql', {
       token: adminToken,
-      body: { query: `mutation { createWebhookConfig(url: "${receiver.url}", entityType: product, direction: to_webshop, secret: "${raw}") { id } }` },
+      body: {
+        query: `mutation { createWebhookConfig(url: "${receiver.url}", entityType: product, direction: to_webshop, secret: "${raw}") { id } }`,
+      },
     });
     const id = (await ctx.db.prisma.webhookConfig.findFirstOrThrow()).id;
     const legacy = await deliverOne('SKU-RAW');
@@ -124,15 +136,22 @@ describe.each(backends)('webhook secrets and test events on %s', (backend) => {
     expect(() => new Webhook(raw, { format: 'raw' }).verify(next.body, headersOf(next))).toThrow();
 
     // A grace period that is over: the old secret no longer signs.
-    const third = (await rotateWebhookSecret(ctx.db.prisma, ctx.api.secrets, id, { graceSeconds: 60, now: new Date(Date.now() - 120_000) })).newSecret!;
+    const third = (await rotateWebhookSecret(ctx.db.prisma, ctx.api.secrets, id, { graceSeconds: 60, now: new Date(Date.now() - 120_000) }))
+      .newSecret!;
     const after = await deliverOne('SKU-ROT-3');
     expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
     expect(verifies(third, after)).toEqual(BOTH);
     expect(verifies(second, after)).toEqual(NEITHER);
 
-    const bad = await ctx.api.request('POST', '/graphql', { token: adminToken, body: { query: `mutation { rotateWebhookSecret(id: ${id}, graceSeconds: -1) { id } }` } });
+    const bad = await ctx.api.request('POST', '/graphql', {
+      token: adminToken,
+      body: { query: `mutation { rotateWebhookSecret(id: ${id}, graceSeconds: -1) { id } }` },
+    });
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'graceSeconds' }] });
-    const missing = await ctx.api.request('POST', '/graphql', { token: adminToken, body: { query: 'mutation { rotateWebhookSecret(id: 999999) { id } }' } });
+    const missing = await ctx.api.request('POST', '/graphql', {
+      token: adminToken,
+      body: { query: 'mutation { rotateWebhookSecret(id: 999999) { id } }' },
+    });
     expect(missing.body.errors[0].extensions.code).toBe('NOT_FOUND');
     const denied = await ctx.api.graphql(`mutation { rotateWebhookSecret(id: ${id}) { id } }`);
     expect(denied.body.errors[0].extensions.code).toBe('FORBIDDEN');
@@ -141,7 +160,9 @@ describe.each(backends)('webhook secrets and test events on %s', (backend) => {
   it('never hands out a secret that a concurrent rotation silently dropped', async () => {
     const { createWebhookConfig: created } = await asAdmin(create, { url: receiver.url });
     for (let round = 0; round < 5; round++) {
-      const results = await Promise.allSettled([0, 1, 2].map(() => rotateWebhookSecret(ctx.db.prisma, ctx.api.secrets, created.id, { graceSeconds: 3600 })));
+      const results = await Promise.allSettled(
+        [0, 1, 2].map(() => rotateWebhookSecret(ctx.db.prisma, ctx.api.secrets, created.id, { graceSeconds: 3600 })),
+      );
       const stored = await ctx.db.prisma.webhookConfig.findUniqueOrThrow({ where: { id: created.id } });
       const keys = decodeKeyring(ctx.api.secrets.decrypt(stored.secretEncrypted)).keys.map((k) => k.secret);
       for (const result of results) {
@@ -171,7 +192,13 @@ describe.each(backends)('webhook secrets and test events on %s', (backend) => {
     expect(receiver.requests).toHaveLength(1);
     const [request] = receiver.requests;
     expect(request!.body).toBe(res.body.body);
-    expect(JSON.parse(request!.body)).toEqual({ event: 'webhook.test', webhook_id: created.id, entity_type: 'product', direction: 'to_webshop', sent_at: expect.any(String) });
+    expect(JSON.parse(request!.body)).toEqual({
+      event: 'webhook.test',
+      webhook_id: created.id,
+      entity_type: 'product',
+      direction: 'to_webshop',
+      sent_at: expect.any(String),
+    });
     expect(request!.headers['webhook-id']).toBe(res.body.messageId);
     expect(verifies(created.newSecret, request!)).toEqual(BOTH);
 
@@ -186,16 +213,29 @@ describe.each(backends)('webhook secrets and test events on %s', (backend) => {
     const badId = await ctx.api.request('POST', '/api/v1/webhooks/abc/test', { token: adminToken });
     expect(badId.status).toBe(400);
     expect(badId.body.error.details[0].field).toBe('id');
-    const extra = await ctx.api.request('POST', `/api/v1/webhooks/${created.id}/test`, { token: adminToken, body: { url: 'http://169.254.169.254/' } });
+    const extra = await ctx.api.request('POST', `/api/v1/webhooks/${created.id}/test`, {
+      token: adminToken,
+      body: { url: 'http://169.254.169.254/' },
+    });
     expect(extra.status).toBe(400);
   });
 
   it('reports a test event to a blocked address as blocked, with nothing sent', async () => {
     const row = await ctx.db.prisma.webhookConfig.create({
-      data: { url: 'http://169.254.169.254/latest/meta-data/', entityType: 'product', direction: 'to_erp', active: true, secretEncrypted: ctx.api.secrets.encrypt('legacy-raw-secret-123') },
+      data: {
+        url: 'http://169.254.169.254/latest/meta-data/',
+        entityType: 'product',
+        direction: 'to_erp',
+        active: true,
+        secretEncrypted: ctx.api.secrets.encrypt('legacy-raw-secret-123'),
+      },
     });
     const res = await ctx.api.request('POST', `/api/v1/webhooks/${row.id}/test`, { token: adminToken });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ outcome: 'blocked', statusCode: null, error: expect.stringMatching(/^blocked: 169.254.169.254 is a link-local address/) });
+    expect(res.body).toMatchObject({
+      outcome: 'blocked',
+      statusCode: null,
+      error: expect.stringMatching(/^blocked: 169.254.169.254 is a link-local address/),
+    });
   });
 });

@@ -18,10 +18,30 @@ export type Overview = {
 
 export const OVERVIEW = gql`
   query Overview {
-    pendingChanges { products partners saleOrders priceItems stocks purchaseOrders }
-    openFailureCounts { entity_type source open }
-    outboundQueueStats { pending processing completed failed }
-    deliveriesPerMinute(minutes: 15) { minute delivered failed }
+    pendingChanges {
+      products
+      partners
+      saleOrders
+      priceItems
+      stocks
+      purchaseOrders
+    }
+    openFailureCounts {
+      entity_type
+      source
+      open
+    }
+    outboundQueueStats {
+      pending
+      processing
+      completed
+      failed
+    }
+    deliveriesPerMinute(minutes: 15) {
+      minute
+      delivered
+      failed
+    }
   }
 `;
 
@@ -36,7 +56,14 @@ export type FailureEvent = {
 
 export const FAILURE_EVENTS = gql`
   subscription FailureEvents {
-    syncFailure { failure_id entity_type external_id source error_message failed_at }
+    syncFailure {
+      failure_id
+      entity_type
+      external_id
+      source
+      error_message
+      failed_at
+    }
   }
 `;
 
@@ -63,8 +90,22 @@ export type FailureDetail = FailureRow & {
 export const FAILURES = gql`
   query Failures($status: FailureStatus, $entityType: FailureEntityType, $source: FailureSource, $limit: Int, $offset: Int) {
     failures(status: $status, entity_type: $entityType, source: $source, limit: $limit, offset: $offset) {
-      payload { id entity_type external_id middleware_id source status error_message createdAt hasRawData }
-      meta { total limit offset }
+      payload {
+        id
+        entity_type
+        external_id
+        middleware_id
+        source
+        status
+        error_message
+        createdAt
+        hasRawData
+      }
+      meta {
+        total
+        limit
+        offset
+      }
     }
   }
 `;
@@ -72,16 +113,36 @@ export const FAILURES = gql`
 export const FAILURE = gql`
   query Failure($id: Int!) {
     failure(id: $id) {
-      id entity_type external_id middleware_id source status error_message createdAt hasRawData
-      error_details { field message }
-      raw_data resolvedAt resolvedBy resolutionNote
+      id
+      entity_type
+      external_id
+      middleware_id
+      source
+      status
+      error_message
+      createdAt
+      hasRawData
+      error_details {
+        field
+        message
+      }
+      raw_data
+      resolvedAt
+      resolvedBy
+      resolutionNote
     }
   }
 `;
 
 export const RESOLVE_FAILURE = gql`
   mutation ResolveFailure($id: Int!, $note: String) {
-    resolveFailure(id: $id, note: $note) { id status resolvedAt resolvedBy resolutionNote }
+    resolveFailure(id: $id, note: $note) {
+      id
+      status
+      resolvedAt
+      resolvedBy
+      resolutionNote
+    }
   }
 `;
 
@@ -102,22 +163,50 @@ export type QueueItem = {
 export const QUEUE = gql`
   query Queue($status: QueueStatus, $limit: Int, $offset: Int) {
     outboundQueue(status: $status, limit: $limit, offset: $offset) {
-      payload { id status attempts maxAttempts nextAttemptAt lastError lastStatusCode webhookConfigId failureId createdAt completedAt }
-      meta { total limit offset }
+      payload {
+        id
+        status
+        attempts
+        maxAttempts
+        nextAttemptAt
+        lastError
+        lastStatusCode
+        webhookConfigId
+        failureId
+        createdAt
+        completedAt
+      }
+      meta {
+        total
+        limit
+        offset
+      }
     }
-    outboundQueueStats { pending processing completed failed }
+    outboundQueueStats {
+      pending
+      processing
+      completed
+      failed
+    }
   }
 `;
 
 export const RETRY_ITEM = gql`
   mutation RetryItem($id: Int!) {
-    retryQueueItem(id: $id) { id status attempts nextAttemptAt }
+    retryQueueItem(id: $id) {
+      id
+      status
+      attempts
+      nextAttemptAt
+    }
   }
 `;
 
 export const RETRY_FAILED = gql`
   mutation RetryFailed {
-    retryFailedQueueItems { retried }
+    retryFailedQueueItems {
+      retried
+    }
   }
 `;
 
@@ -125,27 +214,56 @@ export type WebhookConfig = { id: number; url: string; entityType: string; direc
 
 export const WEBHOOK_CONFIGS = gql`
   query WebhookConfigs {
-    webhookConfigs { id url entityType direction active updatedAt }
+    webhookConfigs {
+      id
+      url
+      entityType
+      direction
+      active
+      updatedAt
+    }
   }
 `;
 
 export const CREATE_WEBHOOK = gql`
-  mutation CreateWebhook($url: String!, $entityType: FailureEntityType!, $direction: WebhookDirection!, $secret: String!, $active: Boolean) {
-    createWebhookConfig(url: $url, entityType: $entityType, direction: $direction, secret: $secret, active: $active) { id }
+  mutation CreateWebhook(
+    $url: String!
+    $entityType: FailureEntityType!
+    $direction: WebhookDirection!
+    $secret: String!
+    $active: Boolean
+  ) {
+    createWebhookConfig(url: $url, entityType: $entityType, direction: $direction, secret: $secret, active: $active) {
+      id
+    }
   }
 `;
 
 export const UPDATE_WEBHOOK = gql`
-  mutation UpdateWebhook($id: Int!, $url: String, $entityType: FailureEntityType, $direction: WebhookDirection, $secret: String, $active: Boolean) {
+  mutation UpdateWebhook(
+    $id: Int!
+    $url: String
+    $entityType: FailureEntityType
+    $direction: WebhookDirection
+    $secret: String
+    $active: Boolean
+  ) {
     updateWebhookConfig(id: $id, url: $url, entityType: $entityType, direction: $direction, secret: $secret, active: $active) {
-      id url entityType direction active updatedAt
+      id
+      url
+      entityType
+      direction
+      active
+      updatedAt
     }
   }
 `;
 
 export const REMOVE_WEBHOOK = gql`
   mutation RemoveWebhook($id: Int!) {
-    removeWebhookConfig(id: $id) { id }
+    removeWebhookConfig(id: $id) {
+      id
+    }
   }
 `;
 
@@ -153,62 +271,113 @@ export type ApiToken = { id: number; name: string; role: string; createdAt: stri
 
 export const API_TOKENS = gql`
   query ApiTokens {
-    apiTokens { id name role createdAt lastUsedAt revokedAt }
+    apiTokens {
+      id
+      name
+      role
+      createdAt
+      lastUsedAt
+      revokedAt
+    }
   }
 `;
 
 export const CREATE_TOKEN = gql`
   mutation CreateToken($name: String!, $role: TokenRole) {
-    createApiToken(name: $name, role: $role) { token apiToken { id name role } }
+    createApiToken(name: $name, role: $role) {
+      token
+      apiToken {
+        id
+        name
+        role
+      }
+    }
   }
 `;
 
 export const REVOKE_TOKEN = gql`
   mutation RevokeToken($idOrName: String!) {
-    revokeApiToken(idOrName: $idOrName) { id revokedAt }
+    revokeApiToken(idOrName: $idOrName) {
+      id
+      revokedAt
+    }
   }
 `;
 
-export type Account = { id: number; email: string; status: string; createdAt: string; approvedAt: string | null; approvedBy: string | null; lastLoginAt: string | null };
+export type Account = {
+  id: number;
+  email: string;
+  status: string;
+  createdAt: string;
+  approvedAt: string | null;
+  approvedBy: string | null;
+  lastLoginAt: string | null;
+};
 
 export const ACCOUNTS = gql`
   query Accounts {
-    adminAccounts { id email status createdAt approvedAt approvedBy lastLoginAt }
+    adminAccounts {
+      id
+      email
+      status
+      createdAt
+      approvedAt
+      approvedBy
+      lastLoginAt
+    }
   }
 `;
 
 export const APPROVE_ACCOUNT = gql`
   mutation ApproveAccount($id: Int!) {
-    approveAccount(id: $id) { id status approvedAt approvedBy }
+    approveAccount(id: $id) {
+      id
+      status
+      approvedAt
+      approvedBy
+    }
   }
 `;
 
 export const LOGIN = gql`
   mutation Login($email: String!, $password: String!) {
-    login(email: $email, password: $password) { token email expiresAt }
+    login(email: $email, password: $password) {
+      token
+      email
+      expiresAt
+    }
   }
 `;
 
 export const LOGOUT = gql`
   mutation Logout {
-    logout { success }
+    logout {
+      success
+    }
   }
 `;
 
 export const REGISTER = gql`
   mutation Register($email: String!, $password: String!) {
-    register(email: $email, password: $password) { email status }
+    register(email: $email, password: $password) {
+      email
+      status
+    }
   }
 `;
 
 export const REQUEST_RESET = gql`
   mutation RequestReset($email: String!) {
-    requestPasswordReset(email: $email) { accepted }
+    requestPasswordReset(email: $email) {
+      accepted
+    }
   }
 `;
 
 export const CONFIRM_RESET = gql`
   mutation ConfirmReset($token: String!, $password: String!) {
-    confirmPasswordReset(token: $token, password: $password) { success }
+    confirmPasswordReset(token: $token, password: $password) {
+      success
+    }
   }
 `;

@@ -1,7 +1,16 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useLocation, useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
-import { ENTITY_TYPES, FAILURE, FAILURES, RESOLVE_FAILURE, SOURCES, type FailureDetail as Detail, type FailureRow, type Page } from '../api';
+import {
+  ENTITY_TYPES,
+  FAILURE,
+  FAILURES,
+  RESOLVE_FAILURE,
+  SOURCES,
+  type FailureDetail as Detail,
+  type FailureRow,
+  type Page,
+} from '../api';
 import { ErrorNote, Notice, Pager, Select, TableHead, time } from '../components/ui';
 
 const PAGE_SIZE = 25;
@@ -43,8 +52,19 @@ export function Failures() {
     <section class="card">
       <h2>Failures</h2>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <Select label="Status" value={filter.status as 'open'} options={[...STATUSES, 'all'] as const} onChange={(status) => update({ status })} />
-        <Select label="Entity" value={filter.entity as 'product'} options={ENTITY_TYPES} empty="any" onChange={(entity) => update({ entity })} />
+        <Select
+          label="Status"
+          value={filter.status as 'open'}
+          options={[...STATUSES, 'all'] as const}
+          onChange={(status) => update({ status })}
+        />
+        <Select
+          label="Entity"
+          value={filter.entity as 'product'}
+          options={ENTITY_TYPES}
+          empty="any"
+          onChange={(entity) => update({ entity })}
+        />
         <Select label="Source" value={filter.source as 'erp'} options={SOURCES} empty="any" onChange={(source) => update({ source })} />
       </form>
       <ErrorNote error={error} />
@@ -128,7 +148,11 @@ export function FailureDetail() {
             </>
           )}
           <h3>Raw data</h3>
-          {failure.raw_data == null ? <p class="muted">None was sent.</p> : <pre class="raw">{JSON.stringify(failure.raw_data, null, 2)}</pre>}
+          {failure.raw_data == null ? (
+            <p class="muted">None was sent.</p>
+          ) : (
+            <pre class="raw">{JSON.stringify(failure.raw_data, null, 2)}</pre>
+          )}
           {failure.status === 'open' && (
             <form
               class="inline"
@@ -141,7 +165,12 @@ export function FailureDetail() {
             >
               <label>
                 Note
-                <input value={note} onInput={(e) => setNote(e.currentTarget.value)} placeholder="What was done (optional)" maxLength={1000} />
+                <input
+                  value={note}
+                  onInput={(e) => setNote(e.currentTarget.value)}
+                  placeholder="What was done (optional)"
+                  maxLength={1000}
+                />
               </label>
               <button type="submit" disabled={resolution.fetching}>
                 Resolve

@@ -96,11 +96,7 @@ function DeliveryChart({ minutes }: { minutes: OverviewData['deliveriesPerMinute
   return (
     <div class="chart" role="img" aria-label="Deliveries per minute over the last 15 minutes">
       {minutes.map((m) => (
-        <div
-          key={m.minute}
-          class="bar"
-          title={`${new Date(m.minute).toLocaleTimeString()}: ${m.delivered} delivered, ${m.failed} failed`}
-        >
+        <div key={m.minute} class="bar" title={`${new Date(m.minute).toLocaleTimeString()}: ${m.delivered} delivered, ${m.failed} failed`}>
           <div class="failed" style={{ height: `${(m.failed / peak) * 100}%` }} />
           <div class="delivered" style={{ height: `${(m.delivered / peak) * 100}%` }} />
         </div>

@@ -51,7 +51,9 @@ export function Queue() {
               <td>
                 {item.attempts} / {item.maxAttempts}
               </td>
-              <td>{item.status === 'completed' ? `done ${time(item.completedAt)}` : item.status === 'failed' ? '—' : time(item.nextAttemptAt)}</td>
+              <td>
+                {item.status === 'completed' ? `done ${time(item.completedAt)}` : item.status === 'failed' ? '—' : time(item.nextAttemptAt)}
+              </td>
               <td class="message">
                 {item.lastStatusCode ? `HTTP ${item.lastStatusCode}` : ''} {item.lastError ?? ''}
               </td>

@@ -63,7 +63,8 @@ export function Tokens() {
                     type="button"
                     class="danger"
                     onClick={() => {
-                      if (confirm(`Revoke ${t.name}? Clients using it are refused at once.`)) void revoke({ idOrName: String(t.id) }).then(refresh);
+                      if (confirm(`Revoke ${t.name}? Clients using it are refused at once.`))
+                        void revoke({ idOrName: String(t.id) }).then(refresh);
                     }}
                   >
                     Revoke

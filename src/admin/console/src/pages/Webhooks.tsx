@@ -3,12 +3,24 @@ import { useState } from 'preact/hooks';
 import { CREATE_WEBHOOK, DIRECTIONS, ENTITY_TYPES, REMOVE_WEBHOOK, UPDATE_WEBHOOK, WEBHOOK_CONFIGS, type WebhookConfig } from '../api';
 import { ErrorNote, Select, TableHead, time } from '../components/ui';
 
-type Draft = { url: string; entityType: (typeof ENTITY_TYPES)[number]; direction: (typeof DIRECTIONS)[number]; secret: string; active: boolean };
+type Draft = {
+  url: string;
+  entityType: (typeof ENTITY_TYPES)[number];
+  direction: (typeof DIRECTIONS)[number];
+  secret: string;
+  active: boolean;
+};
 
 const EMPTY: Draft = { url: '', entityType: 'product', direction: 'to_webshop', secret: '', active: true };
 
 /** Secrets are write-only: the API never returns them, so the form only ever sets a new one. */
-function WebhookForm({ initial, submitLabel, secretRequired, onSubmit, onCancel }: {
+function WebhookForm({
+  initial,
+  submitLabel,
+  secretRequired,
+  onSubmit,
+  onCancel,
+}: {
   initial: Draft;
   submitLabel: string;
   secretRequired: boolean;
@@ -27,7 +39,13 @@ function WebhookForm({ initial, submitLabel, secretRequired, onSubmit, onCancel 
     >
       <label>
         URL
-        <input type="url" required value={draft.url} onInput={(e) => set({ url: e.currentTarget.value })} placeholder="https://shop.example.com/hooks/erp" />
+        <input
+          type="url"
+          required
+          value={draft.url}
+          onInput={(e) => set({ url: e.currentTarget.value })}
+          placeholder="https://shop.example.com/hooks/erp"
+        />
       </label>
       <Select label="Entity" value={draft.entityType} options={ENTITY_TYPES} onChange={(v) => v && set({ entityType: v })} />
       <Select label="Direction" value={draft.direction} options={DIRECTIONS} onChange={(v) => v && set({ direction: v })} />
@@ -74,12 +92,25 @@ export function Webhooks() {
               <tr key={c.id}>
                 <td colSpan={7}>
                   <WebhookForm
-                    initial={{ url: c.url, entityType: c.entityType as Draft['entityType'], direction: c.direction as Draft['direction'], secret: '', active: c.active }}
+                    initial={{
+                      url: c.url,
+                      entityType: c.entityType as Draft['entityType'],
+                      direction: c.direction as Draft['direction'],
+                      secret: '',
+                      active: c.active,
+                    }}
                     submitLabel="Save"
                     secretRequired={false}
                     onCancel={() => setEditing(null)}
                     onSubmit={async (d) => {
-                      const result = await update({ id: c.id, url: d.url, entityType: d.entityType, direction: d.direction, active: d.active, secret: d.secret || null });
+                      const result = await update({
+                        id: c.id,
+                        url: d.url,
+                        entityType: d.entityType,
+                        direction: d.direction,
+                        active: d.active,
+                        secret: d.secret || null,
+                      });
                       if (!result.error) setEditing(null);
                       return !result.error;
                     }}
@@ -105,7 +136,8 @@ export function Webhooks() {
                     type="button"
                     class="danger"
                     onClick={() => {
-                      if (confirm(`Remove the webhook to ${c.url}? Its queued deliveries will fail.`)) void remove({ id: c.id }).then(refresh);
+                      if (confirm(`Remove the webhook to ${c.url}? Its queued deliveries will fail.`))
+                        void remove({ id: c.id }).then(refresh);
                     }}
                   >
                     Remove
