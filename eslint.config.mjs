@@ -1,4 +1,5 @@
 // @ts-check
+import comments from '@eslint-community/eslint-plugin-eslint-comments/configs';
 import js from '@eslint/js';
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
@@ -17,6 +18,10 @@ export default tseslint.config(
   { ignores: ['dist/', 'build/', 'coverage/', 'node_modules/', 'src/generated/', 'src/admin/console/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  comments.recommended,
+  { linterOptions: { reportUnusedDisableDirectives: 'error' } },
+  // A disabled rule says why (`-- reason`).
+  { rules: { '@eslint-community/eslint-comments/require-description': 'error' } },
   {
     files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

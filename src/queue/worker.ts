@@ -5,7 +5,6 @@ import type { PrismaClient } from '../generated/prisma/client';
 import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../webhooks/secret-box';
 import { deliver, eventBody, signatureHeaders } from './delivery';
-import { QUEUE_CHANNEL } from './queue.service';
 import { nextStep, type AttemptOutcome } from './schedule';
 import { listenForQueueWork, type QueueListener } from './queue-listener';
 import { claimDueItems, extendLeases, recordResults, type AttemptResult, type ClaimedItem } from './worker-statements';

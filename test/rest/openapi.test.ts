@@ -8,7 +8,7 @@ import { renderAiContext } from '../../src/rest/ai-context';
 import { fullPath, openApiPath } from '../../src/rest/route-table';
 import { restRoutes } from '../../src/rest/routes';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the OpenAPI document is loose JSON
 
 it('openapi.json is the served document (run `npm run openapi:write` after a contract change)', () => {
   const committed = readFileSync(path.join(__dirname, '..', '..', 'openapi.json'), 'utf8');

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import type { Backend } from '../../src/db/database';
 import { openTestDatabase, type TestDatabase } from './database';
 
-export type JsonResponse<T = any> = { status: number; headers: Headers; body: T; text: string }; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type JsonResponse<T = any> = { status: number; headers: Headers; body: T; text: string }; // eslint-disable-line @typescript-eslint/no-explicit-any -- each test states the body it expects
 
 export type TestServer = {
   url: string;
@@ -24,12 +24,12 @@ export type TestServer = {
   events: EventHub;
   secrets: SecretBox;
   /** Sends a request with the test token (unless `token: null`) and a JSON body when given. */
-  request<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
+  request<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any -- each test states the body it expects
     method: string,
     path: string,
     options?: { body?: unknown; rawBody?: string; token?: string | null; headers?: Record<string, string> },
   ): Promise<JsonResponse<T>>;
-  graphql<T = any>(query: string, variables?: Record<string, unknown>): Promise<JsonResponse<T>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  graphql<T = any>(query: string, variables?: Record<string, unknown>): Promise<JsonResponse<T>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each test states the body it expects
   close(): Promise<void>;
 };
 
