@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { AuthInfo } from './token.service';
+import type { AuthInfo } from './auth-info';
 
 /**
  * Verified API tokens, by SHA-256, for a few seconds: a webshop polling all day would otherwise

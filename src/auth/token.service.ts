@@ -1,21 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient, TokenRole } from '../generated/prisma/client';
 import { AppError } from '../errors/app-error';
+import type { AuthInfo } from './auth-info';
 import type { TokenCache } from './token-cache';
 
-/**
- * Who is calling: an API token or an admin session. `key` identifies it for rate limiting; it is
- * unique across databases too (a Redis may count for more than one deployment).
- */
-export type AuthInfo = {
-  key: string;
-  name: string;
-  role: TokenRole;
-  /** Set for an admin session (not an API token): what signing out revokes. */
-  sessionTokenHash?: string;
-  /** Set for an API token: what open live streams are re-verified by. */
-  tokenHash?: string;
-};
+export type { AuthInfo } from './auth-info';
 
 export type TokenSummary = {
   id: number;
