@@ -1,5 +1,4 @@
 import { useSofa } from '@graphql-yoga/plugin-sofa';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { CONSOLE_PATH, useAdminConsole } from './admin/console.plugin';
@@ -29,6 +28,7 @@ import { METRICS_PATH, READY_PATH, useOps } from './ops/ops.plugin';
 import type { Readiness } from './ops/readiness';
 import { useRequestLog } from './http/request-log.plugin';
 import { useSecurityHeaders } from './http/security-headers.plugin';
+import { renderGraphiQL } from './http/graphiql';
 import { useHttpConventions } from './http/http-conventions.plugin';
 import { API_REFERENCE_PATH, useApiReference } from './rest/api-reference.plugin';
 import { graphqlLimitPlugins } from './graphql/limits';
@@ -106,7 +106,6 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     landingPage: false,
-    // GraphiQL inlined from @graphql-yoga/render-graphiql: Yoga's default loads it from a CDN.
     renderGraphiQL,
     graphiql: GRAPHIQL_OPTIONS,
     // Yoga answers any URL that merely ends with this string; ours (public-routes) serves /health.

@@ -14,7 +14,7 @@ export type HttpConventionsOptions = {
   /** Trees of GET-only paths (the admin console, the API reference's files). */
   getPrefixes: readonly string[];
   /** The GraphiQL page as Yoga renders it for a GET; Yoga's GraphiQL plugin runs before ours and ignores HEAD. */
-  graphiqlPage?: () => string;
+  graphiqlPage?: () => Promise<string>;
 };
 
 const JSON_WITHOUT_CHARSET = /^application\/([\w.+-]+\+)?json\s*$/i;
@@ -44,7 +44,7 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
   };
 
   return {
-    onRequest({ request, url, serverContext, setRequest, endResponse, fetchAPI }) {
+    async onRequest({ request, url, serverContext, setRequest, endResponse, fetchAPI }) {
       const allowed = allowedMethods(url.pathname);
       if (!allowed) return;
       const allow = allowed.join(', ');
@@ -71,7 +71,7 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
         options.graphiqlPage &&
         request.headers.get('accept')?.includes('text/html')
       ) {
-        graphiqlLength ??= Buffer.byteLength(options.graphiqlPage());
+        graphiqlLength ??= Buffer.byteLength(await options.graphiqlPage());
         endResponse(
           new Response(null, {
             status: 200,
