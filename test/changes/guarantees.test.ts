@@ -121,9 +121,23 @@ describe.each(backends)('change feed guarantees on %s', (backend) => {
     expect(res.body.error.details).toEqual([{ field: 'after_id', message: 'Only with since' }]);
   });
 
-  const concurrent = backend === 'postgresql' ? it : it.skip;
-  // PGlite runs one transaction at a time, so two pushes cannot commit out of order there.
-  concurrent('pages with since past a short batch without missing a long batch that began first and commits last', async () => {
+  it('stamps pushes strictly later than every earlier commit, and keyset-pages through one push', async () => {
+    await push(Array.from({ length: 30 }, (_, i) => ({ external_id: `A-${i}`, price: i })));
+    await push([{ external_id: 'B', price: 1 }]);
+    const all = (await list()).payload;
+    const stampOf = (id: string) => all.find((r) => r.externalId === id)!.updatedAt;
+    expect(new Set(all.filter((r) => r.externalId.startsWith('A-')).map((r) => r.updatedAt)).size).toBe(1);
+    expect(stampOf('B') > stampOf('A-0')).toBe(true);
+    // A page of 10 ends inside the first push: since alone would skip the rest of it, after_id does not.
+    const first = (await list(undefined, '?limit=10')).payload;
+    const last = first.at(-1)!;
+    const rest = (await list(undefined, `?limit=500&since=${encodeURIComponent(last.updatedAt)}&after_id=${last.id}`)).payload;
+    expect([...first, ...rest].map((r) => r.externalId).sort()).toEqual(all.map((r) => r.externalId).sort());
+  });
+
+  // Two pushes committing out of order need two transactions at once: PGlite runs one at a time.
+  const concurrently = backend === 'postgresql' ? it : undefined;
+  concurrently?.('pages with since past a short batch without missing a long batch that began first and commits last', async () => {
     await push([{ external_id: 'L-0', price: 0 }]);
     // Hold a row of the long batch so that it begins (and, with now(), would be stamped) first but commits last.
     const blocker = new Client({ connectionString: ctx.db.url });

@@ -5,8 +5,10 @@ import path from 'node:path';
 import pino from 'pino';
 import { createToken } from '../../src/auth/token.service';
 import { openDatabase } from '../../src/db/database';
+import { setWebhookNetworks } from '../../src/webhooks/network-policy';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { createSecretBox } from '../../src/webhooks/secret-box';
+import { LOOPBACK_RECEIVERS } from '../support/http';
 import { serveProcess, type ServeProcess } from '../support/process';
 import { startReceiver } from '../support/receiver';
 
@@ -40,7 +42,10 @@ describe('race: kill -9 then ready (goal ≤ 5 s; embedded store, 100k records)'
       PORT: '0',
       LOG_LEVEL: 'info',
       ENCRYPTION_KEY: key.toString('hex'),
+      // The receiver is on loopback, which the SSRF guard refuses unless allowed.
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
     };
+    setWebhookNetworks(LOOPBACK_RECEIVERS);
     const db = await openDatabase({ dataDir, logger: pino({ level: 'silent' }) });
     try {
       await db.migrate();

@@ -151,7 +151,15 @@ describeWithPostgres('the delivery worker through database faults (PostgreSQL)',
   it("takes over a killed worker process's deliveries within 15 s (default lease)", async () => {
     const receiver = await startReceiver((_req, index) => (index < 3 ? new Promise<Reply>(() => undefined) : { status: 200 }));
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'main.ts'), 'worker'], {
-      env: { ...process.env, DATABASE_URL: ctx.db.url!, ENCRYPTION_KEY: key.toString('hex'), LOG_LEVEL: 'warn', WORKER_LEASE_MS: '' },
+      env: {
+        ...process.env,
+        DATABASE_URL: ctx.db.url!,
+        ENCRYPTION_KEY: key.toString('hex'),
+        LOG_LEVEL: 'warn',
+        WORKER_LEASE_MS: '',
+        // The receiver is on loopback, which the SSRF guard refuses unless allowed.
+        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
+      },
       cwd: ROOT,
     });
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
