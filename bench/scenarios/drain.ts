@@ -69,8 +69,7 @@ async function rawDrain(client: Client): Promise<number> {
               changed_fields = ARRAY(SELECT f.key FROM jsonb_each_text(t.field_revisions) f
                                       WHERE f.value::int > GREATEST(t.acked_revision, LEAST(t.revision, (t.listed_revisions ->> $2::text)::int)) ORDER BY 1),
               pending = t.revision > GREATEST(t.acked_revision, LEAST(t.revision, (t.listed_revisions ->> $2::text)::int)),
-              is_new = false, acknowledged_at = now(),
-              listed_revisions = '{}'::jsonb
+              is_new = false, acknowledged_at = now()
         WHERE t.id = ANY($1::int[]) AND t.listed_revisions ? $2::text`,
       [page.rows.map((r) => r.id), READER],
     );

@@ -63,18 +63,15 @@ export async function acknowledge(db: SqlRunner, table: TrackedTableName, reader
   // LEAST ignores NULLs, hence the claim is checked on its own in WHERE.
   const covered = `LEAST(t.revision, ${claimed})`;
   const acked = `GREATEST(t.acked_revision, ${covered})`;
-  // Each reader's listing stays until an acknowledgement passes it, so a repeated ack by id is a
-  // no-op rather than "not listed"; listings below the acknowledged revision can widen nothing.
+  // Listings are left in place: one below the acknowledged revision can widen nothing, a repeated
+  // ack by id stays a no-op rather than "not listed", and the map holds one entry per reader.
   outcome.acknowledged = await db.$queryRawUnsafe<AckOutcome['acknowledged']>(
     `UPDATE "${table}" AS t SET
         acked_revision = ${acked},
         changed_fields = ${pendingFieldsSql('t.field_revisions', acked)},
         pending = t.revision > ${acked},
         is_new = false,
-        acknowledged_at = now(),
-        listed_revisions = COALESCE(
-          (SELECT jsonb_object_agg(l.key, l.value) FROM jsonb_each(t.listed_revisions) AS l WHERE l.value::int >= ${acked}),
-          '{}'::jsonb)
+        acknowledged_at = now()
        FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int)
       WHERE t.id = v.id AND ${claimed} IS NOT NULL
       RETURNING t.id, ${externalId} AS external_id`,
