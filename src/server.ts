@@ -25,18 +25,8 @@ export type RunningServer = { url: string; server: Server; db: Database; close()
 
 /** Checks what a first start gets wrong, opens the database, applies pending migrations and listens. */
 export async function startServer(config: AppConfig, logger: Logger): Promise<RunningServer> {
-  await preflight(config, { listen: true });
-  setWebhookNetworks(config.webhookNetworks);
-  const db = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    embeddedFsync: config.embeddedFsync,
-    logger,
-    pool: config.databasePool,
-  });
+  const db = await openStore(config, logger, { listen: true, poolSize: config.databasePool.size });
   try {
-    await db.migrate();
-    await reclaimOnEmbeddedStore(db, logger);
     const events = createEventHub({ redisUrl: config.redisUrl, logger });
     const encryptionKey = await loadEncryptionKey(config);
     const secrets = createSecretBox(encryptionKey);
@@ -115,17 +105,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
 
 /** Runs only the webhook worker (for replicas on PostgreSQL that do not serve HTTP). */
 export async function startWorker(config: AppConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
-  await preflight(config, { listen: false });
-  setWebhookNetworks(config.webhookNetworks);
-  const db = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    embeddedFsync: config.embeddedFsync,
-    logger,
-    pool: { ...config.databasePool, size: config.databasePool.workerSize },
-  });
-  await db.migrate();
-  await reclaimOnEmbeddedStore(db, logger);
+  const db = await openStore(config, logger, { listen: false, poolSize: config.databasePool.workerSize });
   const secrets = createSecretBox(await loadEncryptionKey(config));
   const worker = createWorker({ prisma: db.prisma, secrets, logger, databaseUrl: config.databaseUrl, leaseMs: config.workerLeaseMs });
   worker.start();
@@ -165,4 +145,29 @@ export function stopOnSignals(running: Pick<RunningServer, 'close'>, logger: Log
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+}
+
+/**
+ * What `serve` and `worker` do before their own work: the pre-flight checks (nothing touches the
+ * database before them), the webhook network lists, the database with its migrations, and the
+ * deliveries a dead embedded process left in flight.
+ */
+async function openStore(config: AppConfig, logger: Logger, options: { listen: boolean; poolSize: number }): Promise<Database> {
+  await preflight(config, { listen: options.listen });
+  setWebhookNetworks(config.webhookNetworks);
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    embeddedFsync: config.embeddedFsync,
+    logger,
+    pool: { ...config.databasePool, size: options.poolSize },
+  });
+  try {
+    await db.migrate();
+    await reclaimOnEmbeddedStore(db, logger);
+    return db;
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
 }
