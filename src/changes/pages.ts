@@ -28,8 +28,9 @@ export const RECENT_ORDER = [{ updatedAt: 'desc' as const }, { id: 'desc' as con
  * total and the listing mark together, in one snapshot; the mark writes only rows whose revision
  * this reader has not been shown yet. It skips rows a push holds locked, so a poll never waits
  * for a push nor deadlocks with one; such a row is unmarked, which is safe: acknowledged by id it
- * comes back in notListed and stays pending (the push is about to change it anyway). Rows come back in the Prisma model's shape. `filter`'s
- * keys are column names written in the code, never input.
+ * comes back in notListed and stays pending (the push is about to change it anyway). Rows come
+ * back in the Prisma model's shape. `filter`'s keys are column names written in the code, never
+ * input.
  */
 export async function changeListPage<Row extends { id: number; revision: number }>(
   db: SqlRunner,
