@@ -10,6 +10,7 @@ import { Client } from 'pg';
 import { limitResult, log, median, ROUNDS, type Result } from './lib/measure';
 import { writeReport } from './lib/report';
 import { BASE_DATABASE_URL, freshDatabase, peakRss, startService, type Service, type ServiceOptions } from './lib/service';
+import { runCrashRestart } from './scenarios/crash-restart';
 import { runDrain } from './scenarios/drain';
 import { runEmbeddedDurability } from './scenarios/embedded-durability';
 import { pollRest, runPoll, seedPendingProducts, POLL_PRODUCTS } from './scenarios/poll';
@@ -124,6 +125,13 @@ async function main(): Promise<void> {
       embedded.push({ scenario: 'poll', metric: 'p99 ms', value: median(loads.map((l) => l.p99Ms)) });
       embedded.push({ scenario: 'poll', metric: 'requests timed out (10 s) per 20 s run', value: median(loads.map((l) => l.timeouts)) });
     });
+  }
+
+  if (wanted('crash-restart')) {
+    log('crash-restart on embedded PGlite');
+    const result = await runCrashRestart();
+    results.push(...result.results);
+    rounds['crash-restart'] = result.rounds;
   }
 
   if (wanted('embedded-durability')) console.table(await runEmbeddedDurability());

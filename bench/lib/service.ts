@@ -45,6 +45,8 @@ export type Service = {
   /** Resident set size now, in bytes, read from /proc. */
   rss(): number;
   stop(): Promise<void>;
+  /** `kill -9`: the process dies at once and its data directory stays, as after a crash. */
+  crash(): Promise<void>;
 };
 
 export type ServiceOptions =
@@ -98,13 +100,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const env = baseEnv(options, dataDir);
   if (options.backend === 'pglite') delete env.DATABASE_URL;
   const token = (await runCli(['token', 'create', '--name', `bench-${randomBytes(3).toString('hex')}`], env)).trim().split('\n').pop()!;
-  const start = startScript();
-  const nodeArgs = [...start.nodeFlags, ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
-  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
-    env: { ...start.env, ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await listeningUrl(child);
+  const { child, url } = await spawnServe(env);
   // Logging stays on at info, as in production; the pipe is drained so it never blocks the service.
   if (process.env.BENCH_SERVICE_LOG) child.stdout!.pipe(createWriteStream(process.env.BENCH_SERVICE_LOG));
   else child.stdout!.resume();
@@ -116,12 +112,30 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     env,
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024,
     async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
       rmSync(dataDir, { recursive: true, force: true });
     },
+    async crash() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
   };
+}
+
+/** `serve` as `npm start` runs it, on the store `env` names; resolves once it listens. */
+export async function spawnServe(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  const start = startScript();
+  const nodeArgs = [...start.nodeFlags, ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
+    env: { ...start.env, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return { child, url: await listeningUrl(child) };
 }
 
 function listeningUrl(child: ChildProcess): Promise<string> {
