@@ -549,6 +549,23 @@ function documentValidator(doc: Json): Ajv {
   addFormats(ajv);
   // OpenAPI's annotations, and the document's own members that hold schemas.
   ajv.addVocabulary(['example', 'openapi', 'info', 'servers', 'security', 'tags', 'paths', 'components']);
-  ajv.addSchema({ ...doc, $id: 'openapi.json' });
+  ajv.addSchema({ ...closed(structuredClone(doc)), $id: 'openapi.json' });
   return ajv;
+}
+
+/**
+ * An answer must not carry fields the document does not name: every object schema that lists its
+ * properties (and says nothing of others) is closed for the check. The document itself stays open,
+ * so that clients tolerate fields added later.
+ */
+function closed(node: unknown): Json {
+  if (Array.isArray(node)) node.forEach(closed);
+  else if (node && typeof node === 'object') {
+    const schema = node as Json;
+    if (schema.properties && typeof schema.properties === 'object' && schema.additionalProperties === undefined && !schema.allOf) {
+      schema.additionalProperties = false;
+    }
+    Object.values(schema).forEach(closed);
+  }
+  return node as Json;
 }
