@@ -4,6 +4,8 @@ import path from 'node:path';
 import { openApiText } from '../../scripts/write-openapi';
 import { schema } from '../../src/graphql/schema';
 import { buildOpenApiDocument } from '../../src/rest/openapi';
+import { completeOutputSchemas } from '../../src/rest/openapi-schemas';
+import { documentValidator } from '../support/openapi-validation';
 import { renderAiContext } from '../../src/rest/ai-context';
 import { fullPath, openApiPath } from '../../src/rest/route-table';
 import { restRoutes } from '../../src/rest/routes';
@@ -164,6 +166,31 @@ describe('OpenAPI document', () => {
     expect(doc.components.responses.RateLimited.headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
     expect(doc.components.responses.Conflict.headers['Retry-After'].required).toBeUndefined();
     expect(doc.components.schemas.Error.properties.error.required).toEqual(['code', 'message', 'requestId']);
+  });
+
+  it('makes every field of an output type required, and null valid where GraphQL allows it', () => {
+    const schemas = completeOutputSchemas(schema, {
+      Shape: {
+        type: 'object',
+        required: ['id'],
+        properties: {
+          id: { type: 'integer' },
+          state: { type: 'string', enum: ['on', 'off'] },
+          status: { $ref: '#/components/schemas/FailureStatus' },
+        },
+      },
+      FailureStatus: { type: 'string', enum: ['open', 'resolved'] },
+      AckItemInput: { type: 'object', properties: { revision: { type: 'integer' } } },
+    });
+    expect(schemas.Shape.required).toEqual(['id', 'state', 'status']);
+    expect(schemas.AckItemInput.required).toBeUndefined();
+    const ajv = documentValidator({ components: { schemas } });
+    const valid = (value: unknown) => ajv.validate({ $ref: 'openapi.json#/components/schemas/Shape' }, value);
+    expect(valid({ id: 1, state: null, status: null })).toBe(true);
+    expect(valid({ id: 1, state: 'on', status: 'open' })).toBe(true);
+    expect(valid({ id: 1, state: 'up', status: null })).toBe(false);
+    expect(valid({ id: 1, state: null, status: 'lost' })).toBe(false);
+    expect(valid({ id: 1, state: null })).toBe(false);
   });
 
   it("passes the Redocly linter's recommended rules without a warning", () => {
