@@ -5,7 +5,8 @@ import type { ServerContext } from '../graphql/context';
 import { GRAPHQL_ENDPOINT } from './endpoints';
 
 const REQUEST_ID_HEADER = 'x-request-id';
-const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** What a client's X-Request-Id must look like to be used (and logged) as it is. */
+export const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * Gives every request an id (the caller's X-Request-Id when sane), returns it in the response,

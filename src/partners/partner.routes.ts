@@ -17,6 +17,23 @@ const exampleRecord = {
   type: 'D',
 };
 
+const { revision: _listedRevision, ...exampleNode } = exampleRecord;
+
+/** The fields of a hierarchy node besides children, as partnerRecord() writes them. */
+const partnerNodeFields = {
+  id: { type: 'integer' },
+  externalId: { type: 'string' },
+  erpId: { type: 'integer', nullable: true },
+  isNew: { type: 'boolean' },
+  changedFields: { type: 'array', items: { type: 'string' } },
+  context: { type: 'string' },
+  data: { type: 'object', additionalProperties: true },
+  updatedAt: { type: 'string', format: 'date-time' },
+  parentExternalId: { type: 'string', nullable: true },
+  parentId: { type: 'integer', nullable: true },
+  type: { type: 'string', enum: ['B', 'C', 'D', 'O', null], nullable: true },
+};
+
 export const partnerRoutes: RestRoute[] = [
   ...trackedRoutes({
     tag: 'Partners',
@@ -51,18 +68,17 @@ export const partnerRoutes: RestRoute[] = [
     summary: 'The whole partner tree of a partner',
     description:
       'The tree the partner belongs to, from its root: {"root": node}, where a node is the partner record (the fields of the change list) ' +
-      'with children: [node], children ordered by id. Any depth. 404 for an unknown id. Reading it does not affect acknowledgements.',
+      'with children: [node], children ordered by id, but without revision (acknowledge from the change list). Any depth. 404 for an unknown id. Reading it does not affect acknowledgements.',
     responseSchema: {
       components: {
+        // The change-list fields without revision: a tree is not a listing, acknowledgements follow the change list.
         PartnerNode: {
-          allOf: [
-            { $ref: '#/components/schemas/PartnerChange' },
-            {
-              type: 'object',
-              required: ['children'],
-              properties: { children: { type: 'array', items: { $ref: '#/components/schemas/PartnerNode' } } },
-            },
-          ],
+          type: 'object',
+          required: [...Object.keys(partnerNodeFields), 'children'],
+          properties: {
+            ...partnerNodeFields,
+            children: { type: 'array', items: { $ref: '#/components/schemas/PartnerNode' } },
+          },
         },
       },
       schema: { type: 'object', required: ['root'], properties: { root: { $ref: '#/components/schemas/PartnerNode' } } },
@@ -70,7 +86,7 @@ export const partnerRoutes: RestRoute[] = [
     example: {
       response: {
         root: {
-          ...exampleRecord,
+          ...exampleNode,
           id: 11,
           externalId: 'CUST-7',
           parentExternalId: null,
@@ -79,7 +95,7 @@ export const partnerRoutes: RestRoute[] = [
           data: { name: 'Example Ltd' },
           changedFields: [],
           isNew: false,
-          children: [{ ...exampleRecord, children: [] }],
+          children: [{ ...exampleNode, children: [] }],
         },
       },
     },

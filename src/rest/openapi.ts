@@ -3,7 +3,12 @@ import { errorStatus, type ErrorCode } from '../errors/app-error';
 import { documentIdempotency, idempotencyHeaders, idempotencyParameters } from './openapi-idempotency';
 import { fullPath, openApiPath, type RestRoute } from './route-table';
 import { GUARANTEES_MARKDOWN } from './guarantees';
+import { publicPaths } from './openapi-public';
+import { completeOutputSchemas, describePaging } from './openapi-schemas';
 import { sofaOpenApiDocument } from './sofa';
+import { SAFE_REQUEST_ID } from '../http/request-log.plugin';
+
+const REQUEST_ID_PATTERN = SAFE_REQUEST_ID.source;
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- OpenAPI is loose JSON
 
@@ -59,9 +64,9 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = correctOperation(route, sofaOp);
   }
-  Object.assign(paths, publicPaths());
+  Object.assign(paths, publicPaths(rateLimitHeaderRefs()));
 
-  const schemas: Json = { ...markNullableFields(sofa.components.schemas), Error: errorSchema() };
+  const schemas: Json = { ...completeOutputSchemas(schema, sofa.components.schemas), Error: errorSchema() };
   for (const route of routes) {
     for (const list of Object.values(route.bodyLists ?? {})) {
       if (list.items) schemas[list.items.name] = list.items.schema;
@@ -91,9 +96,25 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
       headers: {
         ...RATE_LIMIT_HEADERS,
         ...idempotencyHeaders,
-        'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } },
+        'X-Request-Id': {
+          description:
+            'The id of this request in the logs: the one the client sent when valid, else a new UUID. Error bodies repeat it as requestId.',
+          required: true,
+          schema: { type: 'string', pattern: REQUEST_ID_PATTERN },
+        },
       },
-      parameters: idempotencyParameters,
+      parameters: {
+        ...idempotencyParameters,
+        RequestId: {
+          name: 'X-Request-Id',
+          in: 'header',
+          required: false,
+          description:
+            'Your id for this request (1 to 128 letters, digits, `_`, `.`, `:` or `-`): logged and sent back in X-Request-Id. Another value is replaced by a new UUID.',
+          schema: { type: 'string', pattern: REQUEST_ID_PATTERN },
+        },
+      },
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API token> (npx sync-gateway token create).' },
       },
@@ -104,10 +125,9 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
           {
             description: ERROR_RESPONSES[code],
             headers: {
+              'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
               ...rateLimitHeaderRefs(),
-              ...(code === 'RATE_LIMITED' || code === 'CONFLICT' || code === 'SERVICE_UNAVAILABLE'
-                ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }
-                : {}),
+              ...retryAfter(code),
             },
             content: {
               'application/json': {
@@ -135,8 +155,7 @@ function correctOperation(route: RestRoute, sofaOp: Json): Json {
       p.description = p.schema.description;
       delete p.schema.description;
     }
-    if (route.paginated && p.name === 'limit') Object.assign(p.schema, { minimum: 1, default: 50 });
-    if (route.paginated && p.name === 'offset') Object.assign(p.schema, { minimum: 0, default: 0 });
+    describePaging(p);
   }
   const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
   for (const name of [...(route.queryArgs ?? []), ...pathParams]) delete bodyProps[name];
@@ -155,7 +174,7 @@ function correctOperation(route: RestRoute, sofaOp: Json): Json {
     description: route.description,
     tags: [route.tag],
     ...(route.public ? { security: [] } : {}),
-    ...(parameters.length ? { parameters } : {}),
+    parameters: [...parameters, { $ref: '#/components/parameters/RequestId' }],
   };
   if (hasBody && Object.keys(bodyProps).length > 0) {
     const envelope: Json = {
@@ -184,11 +203,13 @@ function correctOperation(route: RestRoute, sofaOp: Json): Json {
     [okStatus]: {
       description: route.summary,
       headers: {
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
         ...rateLimitHeaderRefs(),
         ...(route.location
           ? {
               Location: {
                 description: `Where the new resource is: ${openApiPath(fullPath({ path: route.location }))}.`,
+                required: true,
                 schema: { type: 'string' },
               },
             }
@@ -208,15 +229,36 @@ export function documentedQueryParameters(doc: Json, route: RestRoute): Set<stri
   return new Set(((op?.parameters ?? []) as Json[]).filter((p) => p.in === 'query').map((p) => String(p.name)));
 }
 
+/**
+ * The error statuses a route answers, each one produced by test/rest/openapi-responses.test.ts:
+ * 400 (a bad argument or an unknown query parameter) and 429 everywhere; 401 unless public
+ * (sign-in's own 401 aside); 404 for a record named in the path (not for a path value that only
+ * filters); 413 and 415 on every method that reads a body; 500 and 503 wherever the database is
+ * involved, which on /api/v1 is every route (token lookup, sign-in). Others per route (extraErrors).
+ */
 function errorRefs(route: RestRoute): Json {
-  // A public route answers 401 only for a failed sign-in, which is its own business.
-  const codes: ErrorCode[] = ['VALIDATION_FAILED', 'UNAUTHENTICATED'];
-  if (route.public && route.field !== 'Mutation.login') codes.splice(1, 1);
+  const codes: ErrorCode[] = ['VALIDATION_FAILED'];
+  if (!route.public || route.field === 'Mutation.login') codes.push('UNAUTHENTICATED');
+  if (route.path.includes(':') && !route.pathFilters) codes.push('NOT_FOUND');
   codes.push(...(route.extraErrors ?? []));
-  if (route.path.includes(':')) codes.push('NOT_FOUND');
-  if (route.method === 'POST') codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  if (route.method !== 'GET') codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   codes.push('RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE');
-  return Object.fromEntries(codes.map((c) => [String(errorStatus[c]), { $ref: `#/components/responses/${responseName(c)}` }]));
+  const byStatus = [...new Set(codes)].sort((a, b) => errorStatus[a] - errorStatus[b]);
+  return Object.fromEntries(byStatus.map((c) => [String(errorStatus[c]), { $ref: `#/components/responses/${responseName(c)}` }]));
+}
+
+/** Retry-After is always sent with a 429 and a 503; with a 409 only for an Idempotency-Key still in use. */
+function retryAfter(code: ErrorCode): Json {
+  if (code === 'RATE_LIMITED' || code === 'SERVICE_UNAVAILABLE') return { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
+  if (code === 'CONFLICT') {
+    return {
+      'Retry-After': {
+        description: 'Sent when the Idempotency-Key is still in use: seconds to wait.',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    };
+  }
+  return {};
 }
 
 function errorSchema(): Json {
@@ -226,7 +268,7 @@ function errorSchema(): Json {
     properties: {
       error: {
         type: 'object',
-        required: ['code', 'message'],
+        required: ['code', 'message', 'requestId'],
         properties: {
           code: { type: 'string', enum: Object.keys(errorStatus) },
           message: { type: 'string' },
@@ -238,117 +280,14 @@ function errorSchema(): Json {
               properties: { field: { type: 'string', example: 'products[3].price' }, message: { type: 'string' } },
             },
           },
-          requestId: { type: 'string', description: 'Quote it when reporting a problem; it is in the logs.' },
-        },
-      },
-    },
-  };
-}
-
-const readinessSchema: Json = {
-  type: 'object',
-  properties: {
-    status: { type: 'string', enum: ['ready', 'not ready'] },
-    checks: {
-      type: 'object',
-      additionalProperties: { type: 'string' },
-      description:
-        'database, migrations, worker: ok, disabled or what is wrong (`unreachable: <code>: <reason>`, `failing: no successful claim for N s (<cause>)`). ' +
-        'redis (with REDIS_URL): ok, or `degraded: …` while Redis is unreachable, which does not make the replica unready: it serves, with rate limits and live events per replica.',
-    },
-  },
-};
-
-function publicPaths(): Json {
-  const op = (operationId: string, summary: string, type: string, schema: Json) => ({
-    get: {
-      operationId,
-      summary,
-      description:
-        operationId === 'health' || operationId === 'readiness'
-          ? `${summary}. Public: no token needed. A probe: never rate limited, never touches Redis, answers while Redis or the database is down.`
-          : `${summary}. Public: no token needed (limited per client IP).`,
-      tags: ['Service'],
-      security: [],
-      responses: {
-        200: {
-          description: summary,
-          ...(operationId === 'health' || operationId === 'readiness' ? {} : { headers: rateLimitHeaderRefs() }),
-          content: { [type]: { schema } },
-        },
-        // Listed for the probes too (the linter wants a 4XX), though they are exempt from the limits.
-        429: { $ref: `#/components/responses/${responseName('RATE_LIMITED')}` },
-      },
-    },
-  });
-  return {
-    '/health': op('health', 'Liveness of the process', 'application/json', {
-      type: 'object',
-      properties: { status: { type: 'string', enum: ['ok'] }, backend: { type: 'string', enum: ['pglite', 'postgresql'] } },
-    }),
-    '/api/doc': {
-      get: {
-        ...op('openApiDocument', 'This OpenAPI document', 'application/json', { type: 'object' }).get,
-        responses: {
-          ...op('openApiDocument', 'This OpenAPI document', 'application/json', { type: 'object' }).get.responses,
-          303: {
-            description: 'A browser (Accept lists text/html before any JSON type) is sent to the human reference at /api/reference.',
-            headers: { Location: { description: '/api/reference', schema: { type: 'string' } } },
+          requestId: {
+            type: 'string',
+            description: 'Quote it when reporting a problem; it is in the logs (and in the X-Request-Id header).',
           },
         },
       },
     },
-    '/api/reference': op('apiReference', 'This document as a web page (Swagger UI, served by this service)', 'text/html', {
-      type: 'string',
-    }),
-    '/ready': {
-      get: {
-        ...op('readiness', 'Readiness: database reachable, migrations applied, worker running', 'application/json', readinessSchema).get,
-        responses: {
-          ...op('readiness', 'Ready', 'application/json', readinessSchema).get.responses,
-          503: { description: 'Not ready; checks says why', content: { 'application/json': { schema: readinessSchema } } },
-        },
-      },
-    },
-    '/metrics': {
-      get: {
-        operationId: 'metrics',
-        summary: 'Prometheus metrics',
-        description: 'Prometheus text format. Needs a bearer token (or serve it without one on METRICS_PORT).',
-        tags: ['Service'],
-        responses: {
-          200: { description: 'Metrics', headers: rateLimitHeaderRefs(), content: { 'text/plain': { schema: { type: 'string' } } } },
-          401: { $ref: `#/components/responses/${responseName('UNAUTHENTICATED')}` },
-          429: { $ref: `#/components/responses/${responseName('RATE_LIMITED')}` },
-          503: { $ref: `#/components/responses/${responseName('SERVICE_UNAVAILABLE')}` },
-        },
-      },
-    },
-    '/.well-known/ai-context': op('aiContext', 'A guide to this API for language models', 'text/markdown', { type: 'string' }),
   };
-}
-
-/**
- * SOFA leaves nullable GraphQL fields out of `required` but does not say they may be null; a
- * GraphQL response always carries them, as null when absent.
- */
-function markNullableFields(schemas: Json): Json {
-  const out: Json = {};
-  for (const [name, schema] of Object.entries(schemas as Json)) {
-    if (schema?.type !== 'object' || !schema.properties) {
-      out[name] = schema;
-      continue;
-    }
-    const required = new Set<string>(schema.required ?? []);
-    const properties: Json = {};
-    for (const [prop, propSchema] of Object.entries(schema.properties as Json)) {
-      if (required.has(prop)) properties[prop] = propSchema;
-      else if (propSchema.$ref) properties[prop] = { allOf: [{ $ref: propSchema.$ref }], nullable: true };
-      else properties[prop] = { ...propSchema, nullable: true };
-    }
-    out[name] = { ...schema, properties };
-  }
-  return out;
 }
 
 /** Drops component schemas no operation reaches (GraphQL-only types such as Query). */

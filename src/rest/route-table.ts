@@ -26,6 +26,8 @@ export type RestRoute = {
   queryOrBodyArgs?: string[];
   /** Body fields that are not arguments of the field are a 400 naming them. */
   strictBody?: boolean;
+  /** Its path parameters filter a list: a value that matches nothing gives an empty page, not a 404. */
+  pathFilters?: boolean;
   /** Error codes this route can answer besides the usual ones (documented in OpenAPI). */
   extraErrors?: ErrorCode[];
   /** Needs no bearer token (signing in). */

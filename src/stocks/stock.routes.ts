@@ -63,6 +63,7 @@ export const stockRoutes: RestRoute[] = [
     field: 'Query.stocksBySupplier',
     method: 'GET',
     path: '/v1/stocks/by-supplier/:supplierId',
+    pathFilters: true,
     tag: 'Stocks',
     summary: 'All stock of one supplier',
     description:
@@ -73,6 +74,7 @@ export const stockRoutes: RestRoute[] = [
     field: 'Query.stocksByProduct',
     method: 'GET',
     path: '/v1/stocks/by-product/:productId',
+    pathFilters: true,
     tag: 'Stocks',
     summary: 'Stock of all suppliers for one product',
     description:
@@ -83,6 +85,7 @@ export const stockRoutes: RestRoute[] = [
     field: 'Query.stockLookup',
     method: 'GET',
     path: '/v1/stocks/lookup',
+    extraErrors: ['NOT_FOUND'],
     tag: 'Stocks',
     summary: 'One stock entry',
     description:

@@ -5,6 +5,7 @@ export const webhookRoutes: RestRoute[] = [
     field: 'Mutation.testWebhook',
     method: 'POST',
     path: '/v1/webhooks/:id/test',
+    extraErrors: ['FORBIDDEN'],
     tag: 'Webhooks',
     summary: 'Send a test event to a webhook configuration',
     description:

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { openApiText } from '../../scripts/write-openapi';
 import { schema } from '../../src/graphql/schema';
 import { buildOpenApiDocument } from '../../src/rest/openapi';
+import { completeOutputSchemas } from '../../src/rest/openapi-schemas';
+import { documentValidator } from '../support/openapi-validation';
 import { renderAiContext } from '../../src/rest/ai-context';
 import { fullPath, openApiPath } from '../../src/rest/route-table';
 import { restRoutes } from '../../src/rest/routes';
@@ -46,14 +48,18 @@ describe('OpenAPI document', () => {
 
   it('documents JSON bodies as bodies, not as query parameters', () => {
     const sync = doc.paths['/api/v1/products'].post;
-    expect(sync.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual(['context', '#/components/parameters/IdempotencyKey']);
+    expect(sync.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual([
+      'context',
+      '#/components/parameters/RequestId',
+      '#/components/parameters/IdempotencyKey',
+    ]);
     const schemaOf = sync.requestBody.content['application/json'].schema;
     expect(schemaOf.oneOf[0].properties.products).toMatchObject({ type: 'array', maxItems: 5000 });
     expect(schemaOf.oneOf[1]).toEqual({ $ref: '#/components/schemas/ProductInput' });
     expect(doc.components.schemas.ProductInput.required).toEqual(['external_id']);
 
     const batch = doc.paths['/api/v1/updated-products/batch-delete'].post;
-    expect(batch.parameters).toEqual([{ $ref: '#/components/parameters/IdempotencyKey' }]);
+    expect(batch.parameters).toEqual([{ $ref: '#/components/parameters/RequestId' }, { $ref: '#/components/parameters/IdempotencyKey' }]);
     expect(batch.requestBody.content['application/json'].schema.properties.ids).toMatchObject({ maxItems: 10_000 });
 
     const ack = doc.paths['/api/v1/updated-products/{id}'].delete;
@@ -61,6 +67,7 @@ describe('OpenAPI document', () => {
     expect(ack.parameters).toEqual([
       expect.objectContaining({ name: 'id', in: 'path', required: true }),
       expect.objectContaining({ name: 'revision', in: 'query', required: false, schema: expect.objectContaining({ type: 'integer' }) }),
+      { $ref: '#/components/parameters/RequestId' },
     ]);
     expect(batch.requestBody.content['application/json'].schema.properties.items).toMatchObject({ type: 'array', maxItems: 10_000 });
   });
@@ -91,6 +98,7 @@ describe('OpenAPI document', () => {
       'X-RateLimit-Limit',
       'X-RateLimit-Remaining',
       'X-RateLimit-Reset',
+      'X-Request-Id',
     ]);
     expect(doc.components.responses.RateLimited.headers['Retry-After']).toBeDefined();
     expect(doc.paths['/api/v1/updated-products/{id}'].delete.responses['404']).toBeDefined();
@@ -101,7 +109,7 @@ describe('OpenAPI document', () => {
     expect(posts.length).toBeGreaterThan(10);
     for (const route of posts) {
       const op = doc.paths[openApiPath(fullPath(route))].post;
-      const refs = (op.parameters ?? []).flatMap((p: Json) => (p.$ref ? [p.$ref] : []));
+      const refs = (op.parameters ?? []).flatMap((p: Json) => (p.$ref && p.$ref !== '#/components/parameters/RequestId' ? [p.$ref] : []));
       if (route.public) {
         expect({ route: route.path, refs }).toEqual({ route: route.path, refs: [] });
         continue;
@@ -121,8 +129,68 @@ describe('OpenAPI document', () => {
     expect(doc.components.parameters.IdempotencyKey.description).toMatch(/GraphQL mutations/);
     for (const route of restRoutes.filter((r) => r.method !== 'POST')) {
       const op = doc.paths[openApiPath(fullPath(route))][route.method.toLowerCase()];
-      expect((op.parameters ?? []).some((p: Json) => p.$ref)).toBe(false);
+      expect((op.parameters ?? []).some((p: Json) => p.$ref && p.$ref !== '#/components/parameters/RequestId')).toBe(false);
     }
+  });
+
+  it('documents paging limits, X-Request-Id everywhere and Retry-After where it is always sent', () => {
+    for (const path of [
+      '/api/v1/updated-products',
+      '/api/v1/pricelists/updated',
+      '/api/v1/failures',
+      '/api/v1/stocks/by-supplier/{supplierId}',
+    ]) {
+      const params = doc.paths[path].get.parameters as Json[];
+      expect(params.find((p) => p.name === 'limit')?.schema).toMatchObject({ minimum: 1, maximum: 500, default: 50 });
+      expect(params.find((p) => p.name === 'offset')?.schema).toMatchObject({ minimum: 0, default: 0 });
+    }
+    for (const [path, ops] of Object.entries(doc.paths as Json)) {
+      for (const [method, op] of Object.entries(ops as Json)) {
+        expect({ path, method, requestId: op.parameters.some((p: Json) => p.$ref === '#/components/parameters/RequestId') }).toEqual({
+          path,
+          method,
+          requestId: true,
+        });
+        for (const [status, response] of Object.entries(op.responses as Json)) {
+          const headers = response.$ref ? doc.components.responses[response.$ref.split('/').pop()].headers : response.headers;
+          expect({ path, method, status, header: headers?.['X-Request-Id'] }).toEqual({
+            path,
+            method,
+            status,
+            header: { $ref: '#/components/headers/X-Request-Id' },
+          });
+        }
+      }
+    }
+    expect(doc.components.headers['Retry-After'].required).toBe(true);
+    expect(doc.components.responses.RateLimited.headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
+    expect(doc.components.responses.Conflict.headers['Retry-After'].required).toBeUndefined();
+    expect(doc.components.schemas.Error.properties.error.required).toEqual(['code', 'message', 'requestId']);
+  });
+
+  it('makes every field of an output type required, and null valid where GraphQL allows it', () => {
+    const schemas = completeOutputSchemas(schema, {
+      Shape: {
+        type: 'object',
+        required: ['id'],
+        properties: {
+          id: { type: 'integer' },
+          state: { type: 'string', enum: ['on', 'off'] },
+          status: { $ref: '#/components/schemas/FailureStatus' },
+        },
+      },
+      FailureStatus: { type: 'string', enum: ['open', 'resolved'] },
+      AckItemInput: { type: 'object', properties: { revision: { type: 'integer' } } },
+    });
+    expect(schemas.Shape.required).toEqual(['id', 'state', 'status']);
+    expect(schemas.AckItemInput.required).toBeUndefined();
+    const ajv = documentValidator({ components: { schemas } });
+    const valid = (value: unknown) => ajv.validate({ $ref: 'openapi.json#/components/schemas/Shape' }, value);
+    expect(valid({ id: 1, state: null, status: null })).toBe(true);
+    expect(valid({ id: 1, state: 'on', status: 'open' })).toBe(true);
+    expect(valid({ id: 1, state: 'up', status: null })).toBe(false);
+    expect(valid({ id: 1, state: null, status: 'lost' })).toBe(false);
+    expect(valid({ id: 1, state: null })).toBe(false);
   });
 
   it("passes the Redocly linter's recommended rules without a warning", () => {
