@@ -175,7 +175,7 @@ export function createWorker(options: WorkerOptions): Worker {
       if (!kept.has(r.id)) logger.warn({ item: r.id }, 'delivery finished after its lease was taken over; result dropped');
       else logger.debug({ item: r.id, status: r.status }, 'webhook attempt');
     }
-    await health.record(results, kept); // ADR 0022: a statement of its own after the results
+    health.record(results, kept); // ADR 0022: a statement of its own, beside the result writer
   }
 
   /**
@@ -218,6 +218,7 @@ export function createWorker(options: WorkerOptions): Worker {
     const { token, items } = await claim(batchSize);
     if (items.length === 0) return 0;
     await writeResults(await Promise.all(items.map((item) => attempt(item, token))));
+    await health.settled();
     return items.length;
   }
 
@@ -300,6 +301,7 @@ export function createWorker(options: WorkerOptions): Worker {
       // Deliveries under way finish and their results are written before the store closes.
       await Promise.all(inFlight);
       await writing;
+      await health.settled();
       clearInterval(renewal);
       await listener?.close();
     },
