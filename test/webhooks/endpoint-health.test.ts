@@ -325,6 +325,19 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
     }
   });
 
+  it('keeps a delivery result when the health statement fails (health is advisory)', async () => {
+    await report('SKU-HEALTH-DOWN');
+    const prisma = {
+      $queryRawUnsafe: (sql: string, ...values: unknown[]) =>
+        sql.includes('FOR UPDATE OF c')
+          ? Promise.reject(new Error('health statement refused'))
+          : ctx.db.prisma.$queryRawUnsafe(sql, ...values),
+    } as WorkerOptions['prisma'];
+    expect(await runAt(soon(), { prisma })).toBe(1);
+    expect(await ctx.db.prisma.outboundQueueItem.findFirstOrThrow()).toMatchObject({ status: 'completed' });
+    expect((await health()).health).toMatchObject({ state: 'healthy', lastSuccessAt: null });
+  });
+
   it('keeps results that land out of order straight (concurrent workers): an older result never undoes a newer one', async () => {
     await report('SKU-1');
     await report('SKU-2');
