@@ -3,67 +3,18 @@ import pino from 'pino';
 import WebSocket from 'ws';
 import { createToken } from '../../src/auth/token.service';
 import { createWorker, type WorkerOptions } from '../../src/queue/worker';
-import { recordEndpointHealth, type OperationalEvent } from '../../src/webhooks/endpoint-health';
-import { createEventHub } from '../../src/events/hub';
-import { backends, openTestDatabase, type TestDatabase } from '../support/database';
-import { startTestServer, useApiFixture, type TestServer } from '../support/http';
+import { recordEndpointHealth } from '../../src/webhooks/endpoint-health';
+import { backends } from '../support/database';
+import { useApiFixture } from '../support/http';
+import { eventually, sseSubscriber, SUBSCRIPTION, type Streamed } from '../support/operational-events';
 import { startReceiver, type Reply } from '../support/receiver';
 
 const HOUR = 3_600_000;
 /** Just after what the database stamps as now: items reported so far are due. */
 const soon = () => new Date(Date.now() + 1_000);
 const logger = pino({ level: 'silent' });
-const SUBSCRIPTION = `subscription($events: [OperationalEventName!]) {
-  operationalEvents(events: $events) { event name at webhookId url itemId failureId attempts error statusCode failingSince consecutiveFailedItems }
-}`;
 const HEALTH =
   'query($id: Int!) { webhookConfig(id: $id) { active health { state lastSuccessAt failingSince consecutiveFailedItems autoDisabledAt } } }';
-
-/** As streamed: `event` is the GraphQL enum (delivery_failed), `name` the dotted name (delivery.failed). */
-type Streamed = Omit<OperationalEvent, 'event'> & { event: string; name: string };
-type Subscriber = { events: Array<{ data?: { operationalEvents: Streamed }; errors?: unknown[] }>; close(): Promise<void> };
-
-/** A real subscriber over SSE; resolves once the stream is open. */
-async function sseSubscriber(api: TestServer, token: string, variables: Record<string, unknown> = {}): Promise<Subscriber> {
-  const abort = new AbortController();
-  const response = await fetch(`${api.url}/graphql`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify({ query: SUBSCRIPTION, variables }),
-    signal: abort.signal,
-  });
-  expect(response.status).toBe(200);
-  const events: Subscriber['events'] = [];
-  const reader = response.body!.getReader();
-  const reading = (async () => {
-    let buffer = '';
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) return;
-      buffer += new TextDecoder().decode(value);
-      const lines = buffer.split('\n');
-      buffer = lines.pop()!;
-      for (const line of lines) if (line.startsWith('data: ')) events.push(JSON.parse(line.slice(6)));
-    }
-  })();
-  return {
-    events,
-    async close() {
-      abort.abort();
-      await reading;
-    },
-  };
-}
-
-/** Polls (generously) until `check` passes: events cross an HTTP stream. */
-async function eventually<T>(check: () => T | undefined): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the condition never held');
-}
 
 describe.each(backends)('endpoint health, auto-disable and operational events on %s', (backend) => {
   const ctx = useApiFixture(backend);
@@ -379,57 +330,5 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
       failingSince: t(40),
       consecutiveFailedItems: 1,
     });
-  });
-});
-
-const redisUrl = process.env.TEST_REDIS_URL;
-const describeWithRedis = redisUrl && backends.includes('postgresql') ? describe : describe.skip;
-
-describeWithRedis('operational events across replicas through Redis', () => {
-  let db: TestDatabase;
-  let replicaA: TestServer;
-  let replicaB: TestServer;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-  beforeAll(async () => {
-    db = await openTestDatabase('postgresql');
-    replicaA = await startTestServer(db, { events: createEventHub({ redisUrl }) });
-    replicaB = await startTestServer(db, { events: createEventHub({ redisUrl }) });
-    receiver = await startReceiver(() => ({ status: 410 }));
-  });
-  afterAll(async () => {
-    await receiver?.close();
-    await replicaA?.close();
-    await replicaB?.close();
-    await replicaA?.events.close();
-    await replicaB?.events.close();
-    await db?.close();
-  });
-
-  it("streams replica A's worker's delivery.failed to an admin subscribed on replica B", async () => {
-    const admin = (await createToken(db.prisma, 'admin-replicas', 'admin')).token;
-    await replicaA.request('POST', '/graphql', {
-      token: admin,
-      body: { query: `mutation { createWebhookConfig(url: "${receiver.url}", entityType: product, direction: to_webshop) { id } }` },
-    });
-    const subscriber = await sseSubscriber(replicaB, admin);
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 300)); // the Redis SUBSCRIBE of B's stream
-      await replicaA.request('POST', '/api/v1/failures', {
-        body: { entity_type: 'product', external_id: 'FROM-A', source: 'erp', error_message: 'x' },
-      });
-      const worker = createWorker({
-        prisma: db.prisma,
-        secrets: replicaA.secrets,
-        logger,
-        clock: soon,
-        onOperationalEvents: (events) => events.forEach(replicaA.events.publishOperational),
-      });
-      expect(await worker.runOnce()).toBe(1);
-      const event = await eventually(() => subscriber.events[0]);
-      expect(event.data!.operationalEvents).toMatchObject({ name: 'delivery.failed', statusCode: 410 });
-    } finally {
-      await subscriber.close();
-    }
   });
 });
