@@ -44,7 +44,16 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       ? undefined
       : config.databaseUrl
         ? startWorkerThread({ config, encryptionKey, events, logger, onAttempt: metrics.deliveryAttempt })
-        : createWorker({ prisma: db.prisma, secrets, logger, events, leaseMs: config.workerLeaseMs, onAttempt: metrics.deliveryAttempt });
+        : createWorker({
+            prisma: db.prisma,
+            secrets,
+            logger,
+            events,
+            leaseMs: config.workerLeaseMs,
+            onAttempt: metrics.deliveryAttempt,
+            disableAfterMs: config.webhookDisableAfterMs,
+            onOperationalEvents: (operational) => operational.forEach(events.publishOperational),
+          });
     const redisChecks = [limiterRedis ? redisHealth([limiterRedis]) : undefined, events.redis].filter((c) => c !== undefined);
     const readiness = createReadiness({
       prisma: db.prisma,
@@ -107,12 +116,23 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
 export async function startWorker(config: AppConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
   const db = await openStore(config, logger, { listen: false, poolSize: config.databasePool.workerSize });
   const secrets = createSecretBox(await loadEncryptionKey(config));
-  const worker = createWorker({ prisma: db.prisma, secrets, logger, databaseUrl: config.databaseUrl, leaseMs: config.workerLeaseMs });
+  // Operational events reach the other replicas' subscribers through Redis (without it, nobody listens here).
+  const events = config.redisUrl ? createEventHub({ redisUrl: config.redisUrl, logger }) : undefined;
+  const worker = createWorker({
+    prisma: db.prisma,
+    secrets,
+    logger,
+    databaseUrl: config.databaseUrl,
+    leaseMs: config.workerLeaseMs,
+    disableAfterMs: config.webhookDisableAfterMs,
+    ...(events ? { onOperationalEvents: (operational) => operational.forEach(events.publishOperational) } : {}),
+  });
   worker.start();
   logger.info({ backend: db.backend, location: db.location }, 'sync-gateway worker running');
   return {
     async close() {
       await worker.stop();
+      await events?.close();
       await db.close();
     },
   };

@@ -80,6 +80,8 @@ const envSchema = z.object({
   WEBHOOK_ALLOWED_NETWORKS: networkList(),
   /** Comma-separated CIDRs webhooks may never reach (on top of loopback, link-local, multicast…); wins over the allowed list. */
   WEBHOOK_BLOCKED_NETWORKS: networkList(),
+  /** A configuration whose deliveries have failed without a success for this long is disabled (ADR 0022); 0 never disables. */
+  WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().min(0).max(8_760).default(120),
 });
 
 function networkList() {
@@ -122,6 +124,8 @@ export type AppConfig = {
   shutdownGraceMs: number;
   /** The SSRF guard's additions to its built-in rules (ADR 0018). */
   webhookNetworks: NetworkLists;
+  /** Failing this long disables a webhook configuration; 0: never (ADR 0022). */
+  webhookDisableAfterMs: number;
 };
 
 export class ConfigError extends Error {
@@ -179,5 +183,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     tokenCacheTtlMs: e.TOKEN_CACHE_TTL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     webhookNetworks: { allowed: e.WEBHOOK_ALLOWED_NETWORKS, blocked: e.WEBHOOK_BLOCKED_NETWORKS },
+    webhookDisableAfterMs: e.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
   };
 }

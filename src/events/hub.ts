@@ -3,6 +3,7 @@ import { createPubSub, type PubSub } from 'graphql-yoga';
 import type Redis from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { SyncFailureEvent } from '../failures/failure.input';
+import type { OperationalEvent } from '../webhooks/endpoint-health';
 import { createRedisClient, redisHealth, type RedisHealth } from '../redis/redis-client';
 import { createFailoverEventTarget, type LiveEventsGap } from './failover-event-target';
 
@@ -11,7 +12,11 @@ export { isLiveEventsGap } from './failover-event-target';
 
 /** Some token or session was revoked: every replica re-verifies the credentials of its open streams. */
 export type RevocationNotice = { at: string };
-type Topics = { syncFailure: [SyncFailureEvent | LiveEventsGap]; credentialsRevoked: [RevocationNotice] };
+type Topics = {
+  syncFailure: [SyncFailureEvent | LiveEventsGap];
+  operationalEvents: [OperationalEvent | LiveEventsGap];
+  credentialsRevoked: [RevocationNotice];
+};
 export type FailurePubSub = PubSub<Topics>;
 
 /**
@@ -26,6 +31,8 @@ export type FailurePubSub = PubSub<Topics>;
 export type EventHub = {
   pubsub: FailurePubSub;
   publishFailure(event: SyncFailureEvent): void;
+  /** Webhook disabled, delivery abandoned or recovered (ADR 0022), to admins on every replica. */
+  publishOperational(event: OperationalEvent): void;
   /** Tells every replica (this one too) that a credential was revoked. */
   publishRevocation(): void;
   onRevocation(listener: () => void): () => void;
@@ -55,7 +62,7 @@ export function createEventHub(options: { redisUrl?: string | undefined; logger?
       subscribe: createRedisClient(options.redisUrl, 'events-subscribe', logger),
     };
     pubsub = createPubSub<Topics>({
-      eventTarget: createFailoverEventTarget({ ...clients, logger, gapTopics: ['syncFailure'] }),
+      eventTarget: createFailoverEventTarget({ ...clients, logger, gapTopics: ['syncFailure', 'operationalEvents'] }),
     });
   } else {
     pubsub = createPubSub<Topics>();
@@ -63,6 +70,7 @@ export function createEventHub(options: { redisUrl?: string | undefined; logger?
   return {
     pubsub,
     publishFailure: (event) => pubsub.publish('syncFailure', event),
+    publishOperational: (event) => pubsub.publish('operationalEvents', event),
     publishRevocation: () => pubsub.publish('credentialsRevoked', { at: new Date().toISOString() }),
     onRevocation(listener) {
       const notices = pubsub.subscribe('credentialsRevoked');

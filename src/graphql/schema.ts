@@ -13,6 +13,7 @@ import '../failures/failure.schema';
 import '../failures/failure-events.schema';
 import '../queue/queue.schema';
 import '../webhooks/webhook.schema';
+import '../webhooks/operational-events.schema';
 import '../accounts/account.schema';
 import '../auth/token.schema';
 

@@ -43,6 +43,8 @@ async function main(): Promise<void> {
       },
     },
     onAttempt: (outcome) => post({ type: 'attempt', outcome }),
+    disableAfterMs: config.webhookDisableAfterMs,
+    onOperationalEvents: (events) => post({ type: 'operational', events }),
     // /ready must not wait half a second to learn that the worker works.
     onClaim: () => {
       if (!firstClaimReported) beat();

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config';
 import type { EventHub } from '../events/hub';
 import { startThread } from '../threads';
+import type { OperationalEvent } from '../webhooks/endpoint-health';
 import type { Worker } from './worker';
 
 export type BackgroundWorker = Pick<Worker, 'pollIntervalMs' | 'lastClaimAt' | 'lastClaimError' | 'start' | 'stop'>;
@@ -13,13 +14,15 @@ export type WorkerThreadData = { config: AppConfig; encryptionKey: Buffer };
 export type WorkerThreadMessage =
   | { type: 'beat'; lastClaimAt: number | undefined; lastClaimError: string | undefined }
   | { type: 'attempt'; outcome: 'completed' | 'retry' | 'failed' }
+  | { type: 'operational'; events: OperationalEvent[] }
   | { type: 'failed'; message: string };
 
 /**
  * The delivery worker of `serve` on PostgreSQL, on a thread of its own with its own connection
  * pool: a burst of HTTP requests cannot starve deliveries of the event loop, nor deliveries the
  * requests. The thread is woken by this process's failure reports (and by NOTIFY from other
- * replicas); it reports its heartbeat for /ready and its attempts for /metrics.
+ * replicas); it reports its heartbeat for /ready, its attempts for /metrics and its operational
+ * events (ADR 0022) for the event hub.
  */
 export function startWorkerThread(options: {
   config: AppConfig;
@@ -47,6 +50,8 @@ export function startWorkerThread(options: {
       thread.on('message', (message: WorkerThreadMessage) => {
         if (message.type === 'beat') ({ lastClaimAt, lastClaimError } = message);
         else if (message.type === 'attempt') options.onAttempt(message.outcome);
+        // Published here: the event hub (and its Redis clients) lives on the main thread.
+        else if (message.type === 'operational') for (const event of message.events) options.events.publishOperational(event);
         else options.logger.error({ error: message.message }, 'webhook worker thread failed');
       });
       thread.on('error', (error) => options.logger.error({ err: error }, 'webhook worker thread crashed'));

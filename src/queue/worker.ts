@@ -4,8 +4,10 @@ import { databaseOutage, describeDatabaseError } from '../errors/database-errors
 import type { PrismaClient } from '../generated/prisma/client';
 import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../webhooks/secret-box';
+import { DEFAULT_DISABLE_AFTER_HOURS, type OperationalEvent } from '../webhooks/endpoint-health';
 import { deliver, eventBody, signatureHeaders } from './delivery';
 import { nextStep, type AttemptOutcome } from './schedule';
+import { createWorkerHealthStep } from './worker-health';
 import { listenForQueueWork, type QueueListener } from './queue-listener';
 import { claimDueItems, extendLeases, recordResults, type AttemptResult, type ClaimedItem } from './worker-statements';
 
@@ -37,6 +39,10 @@ export type WorkerOptions = {
   onClaim?: () => void;
   /** Counts attempts by outcome (Prometheus). */
   onAttempt?: (outcome: 'completed' | 'retry' | 'failed') => void;
+  /** A configuration failing this long without a success is disabled (WEBHOOK_DISABLE_AFTER_HOURS); 0: never. */
+  disableAfterMs?: number;
+  /** Items abandoned or recovered, configurations disabled: for the `operationalEvents` subscription. */
+  onOperationalEvents?: (events: OperationalEvent[]) => void;
 };
 
 /** Short enough that a dead worker's deliveries are taken over within seconds; renewed while alive. */
@@ -69,6 +75,13 @@ export function createWorker(options: WorkerOptions): Worker {
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const resultRetryMs = options.resultRetryMs ?? 10_000;
+  const health = createWorkerHealthStep({
+    prisma,
+    logger,
+    clock,
+    disableAfterMs: options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_HOURS * 3_600_000,
+    onEvents: options.onOperationalEvents,
+  });
 
   let running = false;
   let lastClaimAt: number | undefined;
@@ -125,6 +138,7 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function attempt(item: ClaimedItem, token: string): Promise<AttemptResult> {
     let outcome: AttemptOutcome;
+    health.note(item);
     if (item.url === null || item.secret_encrypted === null)
       outcome = { ok: false, statusCode: 410, error: 'webhook configuration removed' };
     else if (!item.active) outcome = { ok: false, statusCode: 410, error: 'webhook configuration disabled' };
@@ -161,6 +175,7 @@ export function createWorker(options: WorkerOptions): Worker {
       if (!kept.has(r.id)) logger.warn({ item: r.id }, 'delivery finished after its lease was taken over; result dropped');
       else logger.debug({ item: r.id, status: r.status }, 'webhook attempt');
     }
+    health.record(results, kept); // ADR 0022: a statement of its own, beside the result writer
   }
 
   /**
@@ -177,6 +192,7 @@ export function createWorker(options: WorkerOptions): Worker {
         const outage = databaseOutage(error);
         if (!outage || Date.now() - started >= resultRetryMs || !running) {
           for (const r of batch) held.delete(r.id);
+          health.forget(batch);
           logger.error({ err: error, items: batch.length }, 'could not record webhook attempts; they will be delivered again');
           return;
         }
@@ -202,6 +218,7 @@ export function createWorker(options: WorkerOptions): Worker {
     const { token, items } = await claim(batchSize);
     if (items.length === 0) return 0;
     await writeResults(await Promise.all(items.map((item) => attempt(item, token))));
+    await health.settled();
     return items.length;
   }
 
@@ -213,6 +230,7 @@ export function createWorker(options: WorkerOptions): Worker {
       const delivery: Promise<void> = attempt(item, token)
         .then(queueResult, (error: unknown) => {
           held.delete(item.id); // its lease runs out and it is attempted again
+          health.forget([item]);
           logger.error({ err: error, item: item.id }, 'webhook attempt failed unexpectedly');
         })
         .finally(() => {
@@ -283,6 +301,7 @@ export function createWorker(options: WorkerOptions): Worker {
       // Deliveries under way finish and their results are written before the store closes.
       await Promise.all(inFlight);
       await writing;
+      await health.settled();
       clearInterval(renewal);
       await listener?.close();
     },

@@ -1,6 +1,48 @@
 import type { RestRoute } from '../rest/route-table';
 
+const exampleWebhook = {
+  id: 2,
+  url: 'https://shop.example.com/hooks/erp-failures',
+  entityType: 'product',
+  direction: 'to_webshop',
+  active: true,
+  createdAt: '2026-11-01T08:00:00.000Z',
+  updatedAt: '2026-11-01T08:00:00.000Z',
+  health: {
+    state: 'failing',
+    lastSuccessAt: '2026-11-22T17:03:12.400Z',
+    failingSince: '2026-11-22T18:10:00.000Z',
+    consecutiveFailedItems: 3,
+    autoDisabledAt: null,
+  },
+  newSecret: null,
+};
+
+const healthDescription =
+  '`health` tells how deliveries fare (test events never count): `state` healthy (the last attempt succeeded, or none was made), ' +
+  'failing (attempts have failed since the last success; `failingSince` is the first of them) or disabled (inactive: by hand, or by the worker ' +
+  'after failing WEBHOOK_DISABLE_AFTER_HOURS, default 120, then `autoDisabledAt` is set); `lastSuccessAt`; `consecutiveFailedItems`, the deliveries ' +
+  'abandoned since the last success. Enabling a configuration again (updateWebhookConfig active: true) starts its health afresh. The secret is never returned.';
+
 export const webhookRoutes: RestRoute[] = [
+  {
+    field: 'Query.webhookConfigs',
+    method: 'GET',
+    path: '/v1/webhooks',
+    tag: 'Webhooks',
+    summary: 'List webhook configurations with their health',
+    description: `Admin token only. Every configuration, oldest first. ${healthDescription}`,
+    example: { response: [exampleWebhook] },
+  },
+  {
+    field: 'Query.webhookConfig',
+    method: 'GET',
+    path: '/v1/webhooks/:id',
+    tag: 'Webhooks',
+    summary: 'One webhook configuration with its health',
+    description: `Admin token only. 404 when the configuration does not exist. ${healthDescription}`,
+    example: { response: exampleWebhook },
+  },
   {
     field: 'Mutation.testWebhook',
     method: 'POST',

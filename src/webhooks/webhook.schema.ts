@@ -2,10 +2,12 @@ import { requireAdmin } from '../auth/roles';
 import { builder } from '../graphql/builder';
 import { FailureEntityType } from '../failures/failure-enums';
 import type { FAILURE_ENTITY_TYPES } from '../failures/failure.input';
+import { HEALTH_STATES, healthOf, type EndpointHealth } from './endpoint-health';
 import { sendTestEvent, TEST_EVENT, type WebhookTestResult } from './webhook-test.service';
 import {
   createWebhook,
   DEFAULT_ROTATION_GRACE_SECONDS,
+  getWebhook,
   listWebhooks,
   removeWebhook,
   rotateWebhookSecret,
@@ -15,6 +17,34 @@ import {
 } from './webhook.service';
 
 const WebhookDirection = builder.enumType('WebhookDirection', { values: WEBHOOK_DIRECTIONS });
+
+const WebhookHealthState = builder.enumType('WebhookHealthState', {
+  values: HEALTH_STATES,
+  description:
+    'healthy: the last delivery attempt succeeded (or none was made yet); failing: attempts have failed since the last success; ' +
+    'disabled: inactive, by hand or by the worker after failing WEBHOOK_DISABLE_AFTER_HOURS.',
+});
+
+const WebhookHealth = builder.objectRef<EndpointHealth>('WebhookHealth').implement({
+  description: 'How deliveries to this configuration fare (test events never count). Updated by the worker as results land.',
+  fields: (t) => ({
+    state: t.field({ type: WebhookHealthState, resolve: (h) => h.state }),
+    lastSuccessAt: t.expose('lastSuccessAt', { type: 'DateTime', nullable: true, description: 'The last successful delivery.' }),
+    failingSince: t.expose('failingSince', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'The first failed attempt since the last success; null unless failing (or disabled while failing).',
+    }),
+    consecutiveFailedItems: t.exposeInt('consecutiveFailedItems', {
+      description: 'Deliveries abandoned (no more retries) since the last success.',
+    }),
+    autoDisabledAt: t.expose('autoDisabledAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the worker disabled the configuration for failing too long; null when it did not. Enabling it again clears it.',
+    }),
+  }),
+});
 
 const WebhookConfig = builder.objectRef<WebhookView>('WebhookConfig').implement({
   description: 'Where sync_failure events are delivered (SPEC 2.10). The secret is write-only.',
@@ -26,6 +56,7 @@ const WebhookConfig = builder.objectRef<WebhookView>('WebhookConfig').implement(
     active: t.exposeBoolean('active'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    health: t.field({ type: WebhookHealth, resolve: healthOf }),
     newSecret: t.string({
       nullable: true,
       description:
@@ -58,16 +89,25 @@ const WebhookTestResultRef = builder.objectRef<WebhookTestResult>('WebhookTestRe
   }),
 });
 
-builder.queryField('webhookConfigs', (t) =>
-  t.field({
+builder.queryFields((t) => ({
+  webhookConfigs: t.field({
     type: [WebhookConfig],
-    description: 'Admin only.',
+    description: 'Admin only. Every configuration with its health, oldest first.',
     resolve: (_root, _args, ctx) => {
       requireAdmin(ctx);
       return listWebhooks(ctx.prisma);
     },
   }),
-);
+  webhookConfig: t.field({
+    type: WebhookConfig,
+    description: 'Admin only. One configuration with its health; NOT_FOUND for an unknown id.',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (_root, args, ctx) => {
+      requireAdmin(ctx);
+      return getWebhook(ctx.prisma, args.id);
+    },
+  }),
+}));
 
 builder.mutationFields((t) => ({
   createWebhookConfig: t.field({
@@ -91,7 +131,8 @@ builder.mutationFields((t) => ({
   updateWebhookConfig: t.field({
     type: WebhookConfig,
     description:
-      'Admin only. Changes the given fields; a new secret replaces the old one at once (rotateWebhookSecret keeps the old one valid for a while).',
+      'Admin only. Changes the given fields; a new secret replaces the old one at once (rotateWebhookSecret keeps the old one valid for a while). ' +
+      'Enabling a disabled configuration (active: true) or changing its url starts its health afresh (healthy, no failure streak).',
     args: {
       id: t.arg.int({ required: true }),
       url: t.arg.string(),

@@ -63,13 +63,19 @@ export async function createWebhook(prisma: PrismaClient, box: SecretBox, input:
   return { ...view(row), ...(generated ? { newSecret: generated } : {}) };
 }
 
-/** A new secret replaces the old one at once; rotateWebhookSecret keeps the old one valid for a while. */
+/**
+ * A new secret replaces the old one at once; rotateWebhookSecret keeps the old one valid for a while.
+ * Enabling a disabled configuration, or pointing it at a new URL, starts its health afresh
+ * (ADR 0022): an old failure streak would otherwise disable it again at its next failure.
+ */
 export async function updateWebhook(prisma: PrismaClient, box: SecretBox, id: number, patch: Partial<WebhookInput>): Promise<WebhookView> {
   const p = parseInput(webhookInput.partial(), Object.fromEntries(Object.entries(patch).filter(([, v]) => v != null)));
-  await findWebhook(prisma, id);
+  const current = await findWebhook(prisma, id);
+  const freshStart = (p.active === true && !current.active) || (p.url !== undefined && p.url !== current.url);
   const row = await prisma.webhookConfig.update({
     where: { id },
     data: {
+      ...(freshStart ? { failingSince: null, consecutiveFailedItems: 0, autoDisabledAt: null } : {}),
       ...(p.url ? { url: p.url } : {}),
       ...(p.entityType ? { entityType: p.entityType } : {}),
       ...(p.direction ? { direction: p.direction } : {}),
@@ -108,6 +114,10 @@ export async function rotateWebhookSecret(
   });
   if (count === 0) throw new AppError('CONFLICT', `Webhook configuration ${id} changed while its secret was rotated; rotate again`);
   return { ...view(await findWebhook(prisma, id)), newSecret };
+}
+
+export async function getWebhook(prisma: PrismaClient, id: number): Promise<WebhookView> {
+  return view(await findWebhook(prisma, id));
 }
 
 export async function listWebhooks(prisma: PrismaClient): Promise<WebhookView[]> {

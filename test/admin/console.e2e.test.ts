@@ -9,7 +9,11 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CONSOLE_BUILD_DIR } from '../../src/admin/console.plugin';
 import { createAdminAccount } from '../../src/accounts/account.service';
+import pino from 'pino';
+import { createWorker } from '../../src/queue/worker';
+import { decodeKeyring } from '../../src/webhooks/signing-keys';
 import { createWebhook } from '../../src/webhooks/webhook.service';
+import { startReceiver } from '../support/receiver';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
 
@@ -25,12 +29,19 @@ describe('admin console in Chromium', () => {
   let api: TestServer;
   let browser: Browser;
   let page: Page;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const resetMails: Array<{ email: string; token: string }> = [];
 
   beforeAll(async () => {
     if (!existsSync(path.join(CONSOLE_BUILD_DIR, 'index.html'))) throw new Error('dist/console is not built: run `npm run build:console`');
     if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
     db = await openTestDatabase('pglite');
+    // A receiver that is gone for sync_failure events and answers test events.
+    receiver = await startReceiver((request) =>
+      request.body.includes('"webhook.test"')
+        ? { status: 200, headers: { 'content-type': 'application/json' }, body: '{"received":true}' }
+        : { status: 410 },
+    );
     api = await startTestServer(db, {
       accounts: { registration: 'approval', mailer: { sendPasswordReset: async (email, token) => void resetMails.push({ email, token }) } },
     });
@@ -67,6 +78,7 @@ describe('admin console in Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
+    await receiver?.close();
     await api?.close();
     await db?.close();
   });
@@ -168,6 +180,71 @@ describe('admin console in Chromium', () => {
       .waitFor();
     const retried = await db.prisma.outboundQueueItem.findUniqueOrThrow({ where: { id: queued.id } });
     expect(retried).toMatchObject({ status: 'pending', attempts: 0 });
+  });
+
+  it('shows webhook health and operational events live, tests an endpoint and rotates its secret', async () => {
+    const config = await createWebhook(db.prisma, api.secrets, {
+      url: receiver.url,
+      entityType: 'partner',
+      direction: 'to_webshop',
+      secret: 'whsec-health-0123456789',
+    });
+    // The live panel's SSE stream is open once its response has started.
+    const stream = page.waitForResponse(
+      (r) => r.url().endsWith('/graphql') && (r.headers()['content-type'] ?? '').startsWith('text/event-stream'),
+    );
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await stream;
+    const row = page.locator(`tr[data-webhook-id="${config.id}"]`);
+    await row.locator('.badge.health.healthy').waitFor();
+    await page.waitForTimeout(300);
+
+    // A delivery the receiver refuses with 410 is abandoned: the worker (as `serve` wires it) tells the console.
+    await api.request('POST', '/api/v1/failures', {
+      body: { entity_type: 'partner', source: 'erp', external_id: 'P-410', error_message: 'Unknown country' },
+    });
+    const worker = createWorker({
+      prisma: db.prisma,
+      secrets: api.secrets,
+      logger: pino({ level: 'silent' }),
+      clock: () => new Date(Date.now() + 1_000),
+      onOperationalEvents: (events) => events.forEach(api.events.publishOperational),
+    });
+    // (The item the queue test put back is due too: it goes to the first configuration.)
+    expect(await worker.runOnce()).toBeGreaterThanOrEqual(1);
+    const event = page.locator('.operational-feed li[data-event="delivery.failed"]');
+    await event.waitFor({ timeout: 10_000 });
+    expect(await event.textContent()).toContain('HTTP 410');
+    // The event refreshed the list: the configuration is failing now.
+    await row.locator('.badge.health.failing').waitFor();
+    expect(await row.textContent()).toContain('1 abandoned');
+    await shot('webhooks-health');
+
+    await row.getByRole('button', { name: 'Test' }).click();
+    const result = page.getByTestId('test-result');
+    await result.waitFor();
+    expect(await result.textContent()).toMatch(/delivered · HTTP 200 · \d+ ms/);
+    expect(await result.locator('pre.excerpt').textContent()).toBe('{"received":true}');
+    // A test event does not count toward health.
+    await page.reload();
+    await row.locator('.badge.health.failing').waitFor();
+
+    const before = await db.prisma.webhookConfig.findUniqueOrThrow({ where: { id: config.id } });
+    await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByLabel('Grace period').selectOption('1 hour');
+    await page.getByRole('button', { name: 'Rotate now' }).click();
+    const secret = (await page.getByTestId('new-webhook-secret').textContent())!.trim();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    const keyring = decodeKeyring(
+      api.secrets.decrypt((await db.prisma.webhookConfig.findUniqueOrThrow({ where: { id: config.id } })).secretEncrypted),
+    );
+    expect(keyring.keys.map((k) => k.secret)).toEqual([secret, api.secrets.decrypt(before.secretEncrypted)]);
+    expect(keyring.keys[1]!.expiresAt! - Date.now() / 1000).toBeGreaterThan(3_500);
+    await shot('webhooks-rotated');
+    // Shown once.
+    await page.reload();
+    await row.waitFor();
+    expect(await page.content()).not.toContain(secret);
   });
 
   it('creates a token that works, shows it once, and revokes it', async () => {

@@ -210,7 +210,23 @@ export const RETRY_FAILED = gql`
   }
 `;
 
-export type WebhookConfig = { id: number; url: string; entityType: string; direction: string; active: boolean; updatedAt: string };
+export type WebhookHealth = {
+  state: 'healthy' | 'failing' | 'disabled';
+  lastSuccessAt: string | null;
+  failingSince: string | null;
+  consecutiveFailedItems: number;
+  autoDisabledAt: string | null;
+};
+
+export type WebhookConfig = {
+  id: number;
+  url: string;
+  entityType: string;
+  direction: string;
+  active: boolean;
+  updatedAt: string;
+  health: WebhookHealth;
+};
 
 export const WEBHOOK_CONFIGS = gql`
   query WebhookConfigs {
@@ -221,6 +237,13 @@ export const WEBHOOK_CONFIGS = gql`
       direction
       active
       updatedAt
+      health {
+        state
+        lastSuccessAt
+        failingSince
+        consecutiveFailedItems
+        autoDisabledAt
+      }
     }
   }
 `;

@@ -1,0 +1,334 @@
+import { createClient } from 'graphql-ws';
+import pino from 'pino';
+import WebSocket from 'ws';
+import { createToken } from '../../src/auth/token.service';
+import { createWorker, type WorkerOptions } from '../../src/queue/worker';
+import { recordEndpointHealth } from '../../src/webhooks/endpoint-health';
+import { backends } from '../support/database';
+import { useApiFixture } from '../support/http';
+import { eventually, sseSubscriber, SUBSCRIPTION, type Streamed } from '../support/operational-events';
+import { startReceiver, type Reply } from '../support/receiver';
+
+const HOUR = 3_600_000;
+/** Just after what the database stamps as now: items reported so far are due. */
+const soon = () => new Date(Date.now() + 1_000);
+const logger = pino({ level: 'silent' });
+const HEALTH =
+  'query($id: Int!) { webhookConfig(id: $id) { active health { state lastSuccessAt failingSince consecutiveFailedItems autoDisabledAt } } }';
+
+describe.each(backends)('endpoint health, auto-disable and operational events on %s', (backend) => {
+  const ctx = useApiFixture(backend);
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let answer: (index: number) => Reply;
+  let adminToken: string;
+  let now: Date;
+  let webhookId: number;
+
+  const asAdmin = async (query: string, variables?: Record<string, unknown>) => {
+    const res = await ctx.api.request('POST', '/graphql', { token: adminToken, body: { query, variables } });
+    if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
+    return res.body.data;
+  };
+  const health = async () => (await asAdmin(HEALTH, { id: webhookId })).webhookConfig;
+  // The worker as `serve` wires it: its operational events go to the event hub.
+  const worker = (overrides: Partial<WorkerOptions> = {}) =>
+    createWorker({
+      prisma: ctx.db.prisma,
+      secrets: ctx.api.secrets,
+      logger,
+      clock: () => now,
+      onOperationalEvents: (events) => events.forEach(ctx.api.events.publishOperational),
+      ...overrides,
+    });
+  const report = (externalId: string) =>
+    ctx.api.request('POST', '/api/v1/failures', {
+      body: { entity_type: 'product', external_id: externalId, source: 'erp', error_message: 'Unknown tax class' },
+    });
+  /** Runs the worker at the current clock; returns how many items it handled. */
+  const runAt = (at: Date, options?: Partial<WorkerOptions>) => {
+    now = at;
+    return worker(options).runOnce();
+  };
+
+  beforeAll(async () => {
+    receiver = await startReceiver((_request, index) => answer(index));
+    adminToken = (await createToken(ctx.db.prisma, `admin-health-${backend}`, 'admin')).token;
+  });
+  afterAll(() => receiver.close());
+  beforeEach(async () => {
+    await ctx.db.prisma.outboundQueueItem.deleteMany();
+    await ctx.db.prisma.syncFailure.deleteMany();
+    await ctx.db.prisma.webhookConfig.deleteMany();
+    receiver.requests.length = 0;
+    answer = () => ({ status: 200 });
+    now = new Date(Date.now() + 1_000);
+    const created = await asAdmin(
+      `mutation($url: String!) { createWebhookConfig(url: $url, entityType: product, direction: to_webshop) { id } }`,
+      {
+        url: receiver.url,
+      },
+    );
+    webhookId = created.createWebhookConfig.id;
+  });
+
+  it('is healthy at first, failing after a failed attempt, healthy again after a success; a recovery is an event', async () => {
+    expect((await health()).health).toEqual({
+      state: 'healthy',
+      lastSuccessAt: null,
+      failingSince: null,
+      consecutiveFailedItems: 0,
+      autoDisabledAt: null,
+    });
+    const subscriber = await sseSubscriber(ctx.api, adminToken);
+    try {
+      answer = (index) => (index === 0 ? { status: 500 } : { status: 200 });
+      await report('SKU-1');
+      const start = soon();
+      expect(await runAt(start)).toBe(1);
+      expect((await health()).health).toMatchObject({
+        state: 'failing',
+        failingSince: start.toISOString(),
+        lastSuccessAt: null,
+        consecutiveFailedItems: 0,
+      });
+
+      const second = new Date(start.getTime() + 61_000);
+      expect(await runAt(second)).toBe(1);
+      expect((await health()).health).toMatchObject({ state: 'healthy', failingSince: null, lastSuccessAt: second.toISOString() });
+
+      const item = await ctx.db.prisma.outboundQueueItem.findFirstOrThrow();
+      const event = await eventually(() => subscriber.events.find((e) => e.data?.operationalEvents.name === 'delivery.recovered'));
+      expect(event.data!.operationalEvents).toMatchObject({
+        name: 'delivery.recovered',
+        webhookId,
+        url: receiver.url,
+        itemId: item.id,
+        failureId: item.failureId,
+        attempts: 2,
+        error: null,
+      });
+      // A first-attempt success is no news.
+      await report('SKU-2');
+      expect(await runAt(new Date(second.getTime() + 1_000))).toBe(1);
+      expect(subscriber.events.filter((e) => e.data?.operationalEvents.name === 'delivery.recovered')).toHaveLength(1);
+    } finally {
+      await subscriber.close();
+    }
+  });
+
+  it('counts abandoned deliveries and streams delivery.failed over graphql-ws', async () => {
+    const client = createClient({
+      url: `${ctx.api.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${adminToken}` },
+      retryAttempts: 0,
+    });
+    const received: Streamed[] = [];
+    const subscribed = new Promise<void>((resolve, reject) => {
+      client.on('connected', () => setTimeout(resolve, 200));
+      client.subscribe<{ operationalEvents: Streamed }>(
+        { query: SUBSCRIPTION, variables: { events: ['delivery_failed'] } },
+        { next: (value) => received.push(value.data!.operationalEvents), error: reject, complete: () => undefined },
+      );
+    });
+    try {
+      await subscribed;
+      answer = () => ({ status: 410 }); // 410 abandons at once
+      await report('SKU-GONE-1');
+      await report('SKU-GONE-2');
+      expect(await runAt(soon())).toBe(2);
+      expect((await health()).health).toMatchObject({ state: 'failing', consecutiveFailedItems: 2 });
+      await eventually(() => (received.length === 2 ? true : undefined));
+      expect(received.map((e) => e.event)).toEqual(['delivery_failed', 'delivery_failed']);
+      expect(received[0]).toMatchObject({ webhookId, attempts: 1, statusCode: 410, error: expect.stringContaining('HTTP 410') });
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it(`disables a configuration failing ${120} hours (injected clock), tells subscribers, and delivers nothing more until enabled`, async () => {
+    const subscriber = await sseSubscriber(ctx.api, adminToken, { events: ['webhook_disabled'] });
+    try {
+      answer = () => ({ status: 503 });
+      await report('SKU-A');
+      const start = soon();
+      expect(await runAt(start)).toBe(1);
+      // 119 hours on, still failing: not yet.
+      await report('SKU-B');
+      expect(await runAt(new Date(start.getTime() + 119 * HOUR))).toBeGreaterThanOrEqual(1);
+      expect((await health()).active).toBe(true);
+
+      await report('SKU-C');
+      const disabledAt = new Date(start.getTime() + 120 * HOUR + 1_000);
+      expect(await runAt(disabledAt)).toBeGreaterThanOrEqual(1);
+      expect(await health()).toEqual({
+        active: false,
+        health: {
+          state: 'disabled',
+          lastSuccessAt: null,
+          failingSince: start.toISOString(),
+          consecutiveFailedItems: expect.any(Number),
+          autoDisabledAt: disabledAt.toISOString(),
+        },
+      });
+      const event = await eventually(() => subscriber.events[0]);
+      expect(event.data!.operationalEvents).toMatchObject({
+        event: 'webhook_disabled',
+        name: 'webhook.disabled',
+        webhookId,
+        url: receiver.url,
+        failingSince: start.toISOString(),
+        at: disabledAt.toISOString(),
+      });
+      expect(subscriber.events).toHaveLength(1);
+
+      // Disabled: a new failure queues nothing for it, and the pending retries are not sent.
+      const sent = receiver.requests.length;
+      const queued = await ctx.db.prisma.outboundQueueItem.count();
+      expect((await report('SKU-D')).status).toBe(201);
+      expect(await ctx.db.prisma.outboundQueueItem.count()).toBe(queued);
+      await runAt(new Date(disabledAt.getTime() + 24 * HOUR));
+      expect(receiver.requests).toHaveLength(sent);
+
+      // Enabling it is an update, and starts its health afresh.
+      await asAdmin('mutation($id: Int!) { updateWebhookConfig(id: $id, active: true) { id } }', { id: webhookId });
+      expect((await health()).health).toMatchObject({
+        state: 'healthy',
+        failingSince: null,
+        consecutiveFailedItems: 0,
+        autoDisabledAt: null,
+      });
+      answer = () => ({ status: 200 });
+      await report('SKU-E');
+      expect(await runAt(new Date(disabledAt.getTime() + 25 * HOUR))).toBe(1);
+      expect(receiver.requests.length).toBe(sent + 1);
+      expect((await health()).health.state).toBe('healthy');
+    } finally {
+      await subscriber.close();
+    }
+  });
+
+  it('never disables with WEBHOOK_DISABLE_AFTER_HOURS=0', async () => {
+    answer = () => ({ status: 500 });
+    await report('SKU-X');
+    const start = soon();
+    await runAt(start, { disableAfterMs: 0 });
+    await report('SKU-Y');
+    await runAt(new Date(start.getTime() + 1_000 * HOUR), { disableAfterMs: 0 });
+    expect(await health()).toMatchObject({ active: true, health: { state: 'failing' } });
+  });
+
+  it('does not count test events', async () => {
+    answer = () => ({ status: 500 });
+    const tested = await ctx.api.request('POST', `/api/v1/webhooks/${webhookId}/test`, { token: adminToken });
+    expect(tested.body).toMatchObject({ outcome: 'failed', statusCode: 500 });
+    expect((await health()).health).toMatchObject({ state: 'healthy', failingSince: null, consecutiveFailedItems: 0 });
+  });
+
+  it('shows health in the REST webhook responses, for admins only; the subscription is admin-only too', async () => {
+    const list = await ctx.api.request('GET', '/api/v1/webhooks', { token: adminToken });
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual([
+      expect.objectContaining({
+        id: webhookId,
+        url: receiver.url,
+        health: expect.objectContaining({ state: 'healthy', consecutiveFailedItems: 0 }),
+      }),
+    ]);
+    expect(JSON.stringify(list.body)).not.toMatch(/secret"?:\s*"/);
+    const one = await ctx.api.request('GET', `/api/v1/webhooks/${webhookId}`, { token: adminToken });
+    expect(one.body).toMatchObject({ id: webhookId, health: { state: 'healthy' } });
+    expect((await ctx.api.request('GET', '/api/v1/webhooks/999999', { token: adminToken })).status).toBe(404);
+    expect((await ctx.api.request('GET', '/api/v1/webhooks')).status).toBe(403);
+
+    const refused = await fetch(`${ctx.api.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ctx.api.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: SUBSCRIPTION }),
+    });
+    expect(await refused.text()).toContain('FORBIDDEN');
+  });
+
+  it('keeps health right while two workers record results for the same configurations at once', async () => {
+    const urls = [receiver.url, `${receiver.url}?b`, `${receiver.url}?c`];
+    for (const url of urls.slice(1))
+      await asAdmin(`mutation($url: String!) { createWebhookConfig(url: $url, entityType: product, direction: to_webshop) { id } }`, {
+        url,
+      });
+    for (let i = 0; i < 20; i++) await report(`SKU-C${i}`);
+    expect(await ctx.db.prisma.outboundQueueItem.count()).toBe(60);
+    let tick = soon().getTime();
+    const clock = () => new Date((tick += 1)); // distinct, increasing result times
+    const drain = async () => {
+      const w = worker({ clock, batchSize: 7 });
+      while ((await w.runOnce()) > 0);
+    };
+    await Promise.all([drain(), drain()]);
+    const items = await ctx.db.prisma.outboundQueueItem.findMany();
+    expect(items.every((i) => i.status === 'completed')).toBe(true);
+    for (const config of await ctx.db.prisma.webhookConfig.findMany()) {
+      const newest = Math.max(...items.filter((i) => i.webhookConfigId === config.id).map((i) => i.completedAt!.getTime()));
+      expect({ id: config.id, lastSuccessAt: config.lastSuccessAt?.getTime(), failingSince: config.failingSince }).toEqual({
+        id: config.id,
+        lastSuccessAt: newest,
+        failingSince: null,
+      });
+    }
+  });
+
+  it('keeps a delivery result when the health statement fails (health is advisory)', async () => {
+    await report('SKU-HEALTH-DOWN');
+    const prisma = {
+      $queryRawUnsafe: (sql: string, ...values: unknown[]) =>
+        sql.includes('FOR UPDATE OF c')
+          ? Promise.reject(new Error('health statement refused'))
+          : ctx.db.prisma.$queryRawUnsafe(sql, ...values),
+    } as WorkerOptions['prisma'];
+    expect(await runAt(soon(), { prisma })).toBe(1);
+    expect(await ctx.db.prisma.outboundQueueItem.findFirstOrThrow()).toMatchObject({ status: 'completed' });
+    expect((await health()).health).toMatchObject({ state: 'healthy', lastSuccessAt: null });
+  });
+
+  it('keeps results that land out of order straight (concurrent workers): an older result never undoes a newer one', async () => {
+    await report('SKU-1');
+    await report('SKU-2');
+    const [a, b] = await ctx.db.prisma.outboundQueueItem.findMany({ orderBy: { id: 'asc' } });
+    const t = (seconds: number) => new Date(now.getTime() + seconds * 1_000).toISOString();
+    const fact = (id: number, at: string, status: 'pending' | 'completed' | 'failed') =>
+      ({
+        id,
+        at,
+        status,
+        attempts: 1,
+        counted: true,
+        error: status === 'completed' ? null : 'HTTP 500',
+        status_code: status === 'completed' ? 200 : 500,
+      }) as const;
+    const options = { now, disableAfterMs: 120 * HOUR };
+    // A success at t+10 is written before a failure at t+5.
+    await recordEndpointHealth(ctx.db.prisma, [fact(a!.id, t(10), 'completed')], options);
+    await recordEndpointHealth(ctx.db.prisma, [fact(b!.id, t(5), 'pending')], options);
+    expect((await health()).health).toMatchObject({ state: 'healthy', lastSuccessAt: t(10) });
+    // A failure at t+20 is written before a success at t+15: still failing since t+20.
+    await recordEndpointHealth(ctx.db.prisma, [fact(b!.id, t(20), 'failed')], options);
+    await recordEndpointHealth(ctx.db.prisma, [fact(a!.id, t(15), 'completed')], options);
+    expect((await health()).health).toMatchObject({
+      state: 'failing',
+      lastSuccessAt: t(15),
+      failingSince: t(20),
+      consecutiveFailedItems: 1,
+    });
+    // In one batch: failure, then success, then failure again.
+    await recordEndpointHealth(
+      ctx.db.prisma,
+      [fact(b!.id, t(40), 'failed'), fact(a!.id, t(30), 'completed'), fact(b!.id, t(25), 'pending')],
+      options,
+    );
+    expect((await health()).health).toMatchObject({
+      state: 'failing',
+      lastSuccessAt: t(30),
+      failingSince: t(40),
+      consecutiveFailedItems: 1,
+    });
+  });
+});

@@ -1,0 +1,62 @@
+import pino from 'pino';
+import { createToken } from '../../src/auth/token.service';
+import { createEventHub } from '../../src/events/hub';
+import { createWorker } from '../../src/queue/worker';
+import { backends, openTestDatabase, type TestDatabase } from '../support/database';
+import { startTestServer, type TestServer } from '../support/http';
+import { eventually, sseSubscriber } from '../support/operational-events';
+import { startReceiver } from '../support/receiver';
+
+const logger = pino({ level: 'silent' });
+const soon = () => new Date(Date.now() + 1_000);
+const redisUrl = process.env.TEST_REDIS_URL;
+const describeWithRedis = redisUrl && backends.includes('postgresql') ? describe : describe.skip;
+
+describeWithRedis('operational events across replicas through Redis', () => {
+  let db: TestDatabase;
+  let replicaA: TestServer;
+  let replicaB: TestServer;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  beforeAll(async () => {
+    db = await openTestDatabase('postgresql');
+    replicaA = await startTestServer(db, { events: createEventHub({ redisUrl }) });
+    replicaB = await startTestServer(db, { events: createEventHub({ redisUrl }) });
+    receiver = await startReceiver(() => ({ status: 410 }));
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await replicaA?.close();
+    await replicaB?.close();
+    await replicaA?.events.close();
+    await replicaB?.events.close();
+    await db?.close();
+  });
+
+  it("streams replica A's worker's delivery.failed to an admin subscribed on replica B", async () => {
+    const admin = (await createToken(db.prisma, 'admin-replicas', 'admin')).token;
+    await replicaA.request('POST', '/graphql', {
+      token: admin,
+      body: { query: `mutation { createWebhookConfig(url: "${receiver.url}", entityType: product, direction: to_webshop) { id } }` },
+    });
+    const subscriber = await sseSubscriber(replicaB, admin);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the Redis SUBSCRIBE of B's stream
+      await replicaA.request('POST', '/api/v1/failures', {
+        body: { entity_type: 'product', external_id: 'FROM-A', source: 'erp', error_message: 'x' },
+      });
+      const worker = createWorker({
+        prisma: db.prisma,
+        secrets: replicaA.secrets,
+        logger,
+        clock: soon,
+        onOperationalEvents: (events) => events.forEach(replicaA.events.publishOperational),
+      });
+      expect(await worker.runOnce()).toBe(1);
+      const event = await eventually(() => subscriber.events[0]);
+      expect(event.data!.operationalEvents).toMatchObject({ name: 'delivery.failed', statusCode: 410 });
+    } finally {
+      await subscriber.close();
+    }
+  });
+});

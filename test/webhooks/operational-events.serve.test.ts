@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { createPostgresDatabase } from '../support/database';
+import { runCli, serveProcess, type ServeProcess } from '../support/process';
+import { startReceiver } from '../support/receiver';
+
+/**
+ * `sync-gateway serve` on PostgreSQL runs the worker on a thread of its own: its operational
+ * events must cross to the main thread's event hub to reach a subscriber. Needs TEST_DATABASE_URL.
+ */
+const describeWithPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+const TIMEOUT_MS = 300_000;
+
+describeWithPostgres('operational events from the worker thread of serve (PostgreSQL)', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let serve: ServeProcess;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let integration: string;
+  let admin: string;
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    receiver = await startReceiver(() => ({ status: 410 }));
+    const env = {
+      ...process.env,
+      DATABASE_URL: database.url,
+      REDIS_URL: '',
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
+    };
+    expect((await runCli(env, ['migrate'])).code).toBe(0);
+    const lastLine = (out: string) => out.trim().split('\n').pop()!;
+    integration = lastLine((await runCli(env, ['token', 'create', '--name', 'erp'])).stdout);
+    admin = lastLine((await runCli(env, ['token', 'create', '--name', 'ops', '--role', 'admin'])).stdout);
+    serve = await serveProcess(env);
+  }, TIMEOUT_MS);
+
+  afterAll(async () => {
+    await serve?.stop();
+    await receiver?.close();
+    await database?.drop();
+  }, TIMEOUT_MS);
+
+  const graphql = (token: string, query: string, accept = 'application/json') =>
+    fetch(`${serve.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept },
+      body: JSON.stringify({ query }),
+    });
+
+  it(
+    'streams delivery.failed to an admin and shows the health on the configuration',
+    async () => {
+      const created = await graphql(
+        admin,
+        `mutation { createWebhookConfig(url: "${receiver.url}", entityType: product, direction: to_webshop) { id } }`,
+      );
+      const { id } = ((await created.json()) as { data: { createWebhookConfig: { id: number } } }).data.createWebhookConfig;
+      const response = await graphql(admin, 'subscription { operationalEvents { name webhookId statusCode } }', 'text/event-stream');
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      const firstEvent = (async () => {
+        let text = '';
+        while (!text.includes('data: ')) text += new TextDecoder().decode((await reader.read()).value);
+        return JSON.parse(text.slice(text.indexOf('data: ') + 6).split('\n')[0]!);
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const reported = await fetch(`${serve.url}/api/v1/failures`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${integration}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ entity_type: 'product', external_id: 'SKU-410', source: 'erp', error_message: 'x' }),
+      });
+      expect(reported.status).toBe(201);
+      expect(await firstEvent).toEqual({ data: { operationalEvents: { name: 'delivery.failed', webhookId: id, statusCode: 410 } } });
+      await reader.cancel();
+
+      const listed = await fetch(`${serve.url}/api/v1/webhooks/${id}`, { headers: { authorization: `Bearer ${admin}` } });
+      expect(await listed.json()).toMatchObject({ id, health: { state: 'failing', consecutiveFailedItems: 1 } });
+    },
+    TIMEOUT_MS,
+  );
+});
