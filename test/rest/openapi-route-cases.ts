@@ -215,6 +215,17 @@ export function routeCases(f: Fixtures): Record<string, RouteCases> {
     'POST /api/v1/outbound-queue/retry-failed': {
       success: () => ({ method: 'POST', path: '/api/v1/outbound-queue/retry-failed', body: { maxAttempts: 6 } }),
     },
+    'GET /api/v1/webhooks': {
+      success: () => ({ method: 'GET', path: '/api/v1/webhooks', token: f.admin }),
+      errors: { 403: () => ({ method: 'GET', path: '/api/v1/webhooks' }) },
+    },
+    'GET /api/v1/webhooks/{id}': {
+      success: () => ({ method: 'GET', path: `/api/v1/webhooks/${f.webhook}`, token: f.admin }),
+      errors: {
+        403: () => ({ method: 'GET', path: `/api/v1/webhooks/${f.webhook}` }),
+        404: () => ({ method: 'GET', path: '/api/v1/webhooks/999999', token: f.admin }),
+      },
+    },
     'POST /api/v1/webhooks/{id}/test': {
       success: () => ({ method: 'POST', path: `/api/v1/webhooks/${f.webhook}/test`, token: f.admin }),
       errors: {
