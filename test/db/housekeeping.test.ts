@@ -1,4 +1,6 @@
+import { Registry } from 'prom-client';
 import { tableStats } from '../../src/db/housekeeping';
+import { addEmbeddedStoreGauges } from '../../src/ops/store-metrics';
 import { directoryBytes } from '../../src/db/store-size';
 import { openEmbeddedTestStore, products } from '../support/embedded-store';
 import { startTestServer, type TestServer } from '../support/http';
@@ -58,5 +60,25 @@ describe('housekeeping of the embedded store', () => {
     expect(end / start).toBeLessThanOrEqual(2);
     expect(Math.max(...sizes) / start).toBeLessThanOrEqual(2);
     expect(housekeeping.longestPauseMs()).toBeGreaterThan(0);
+  });
+
+  it('reports data-directory size, WAL size and dead-tuple ratios as gauges', async () => {
+    const registry = new Registry();
+    addEmbeddedStoreGauges(registry, store.db.embedded!);
+    await push(41);
+    const text = await registry.metrics();
+    const value = (line: RegExp) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) => line.test(l))
+          ?.split(' ')
+          .pop(),
+      );
+    expect(value(/^sync_gateway_embedded_data_dir_bytes /)).toBeGreaterThan(10_000_000);
+    expect(value(/^sync_gateway_embedded_wal_bytes /)).toBeGreaterThan(0);
+    expect(value(/^sync_gateway_embedded_dead_tuple_ratio\{table="products"\} /)).toBeGreaterThan(0);
+    expect(value(/^sync_gateway_embedded_dead_tuple_ratio\{table="products"\} /)).toBeLessThan(1);
+    expect(value(/^sync_gateway_embedded_housekeeping_longest_pause_seconds /)).toBeGreaterThan(0);
   });
 });
