@@ -15,7 +15,7 @@ export const EMBEDDED_SETTINGS: Record<string, string> = {
   wal_buffers: '1MB',
   // The backend checkpoints by itself once this much WAL has been written since the last one; with
   // no checkpointer it is the only ceiling on pg_wal besides the periodic CHECKPOINT.
-  max_wal_size: '96MB',
+  max_wal_size: '48MB',
   // Segments kept for reuse after a checkpoint (each is 16 MB).
   min_wal_size: '32MB',
 };

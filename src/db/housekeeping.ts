@@ -29,8 +29,8 @@ export type Housekeeping = {
   /** Vacuums every table over the threshold, one statement per table; returns what it did. */
   vacuumDue(): Promise<VacuumRun[]>;
   checkpoint(): Promise<number>;
-  /** Longest single VACUUM or CHECKPOINT so far, in milliseconds: the longest a request waited on housekeeping. */
-  longestPauseMs(): number;
+  /** Longest single VACUUM and CHECKPOINT so far, in milliseconds: the longest a request waited on housekeeping. */
+  longestPauseMs(): { vacuum: number; checkpoint: number };
   start(): void;
   /** Stops the timers and checkpoints once more, so a restart replays no WAL. */
   stop(): Promise<void>;
@@ -49,16 +49,16 @@ export async function tableStats(pglite: PGlite): Promise<TableStats[]> {
 export function createHousekeeping(pglite: PGlite, options: HousekeepingOptions = {}): Housekeeping {
   const settings = { ...HOUSEKEEPING_DEFAULTS, ...options };
   const timers: NodeJS.Timeout[] = [];
-  let longest = 0;
+  const longest = { vacuum: 0, checkpoint: 0 };
   // One pass at a time: a pass slower than its interval is not run twice over.
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
 
-  const timed = async (sql: string) => {
+  const timed = async (kind: keyof typeof longest, sql: string) => {
     const started = performance.now();
     await pglite.exec(sql);
     const ms = performance.now() - started;
-    longest = Math.max(longest, ms);
+    longest[kind] = Math.max(longest[kind], ms);
     return ms;
   };
 
@@ -68,13 +68,17 @@ export function createHousekeeping(pglite: PGlite, options: HousekeepingOptions 
     for (const t of due) {
       if (stopped) break;
       // Names come from the catalogue; quoted all the same.
-      runs.push({ table: t.table, deadBefore: t.dead, pauseMs: await timed(`VACUUM (ANALYZE) "${t.table.replaceAll('"', '""')}"`) });
+      runs.push({
+        table: t.table,
+        deadBefore: t.dead,
+        pauseMs: await timed('vacuum', `VACUUM (ANALYZE) "${t.table.replaceAll('"', '""')}"`),
+      });
     }
     if (runs.length > 0) settings.logger?.debug({ runs }, 'embedded store vacuumed');
     return runs;
   };
 
-  const checkpoint = () => timed('CHECKPOINT');
+  const checkpoint = () => timed('checkpoint', 'CHECKPOINT');
 
   const serialised = <T>(work: () => Promise<T>): Promise<T> => {
     const next = running.then(work);
@@ -93,7 +97,7 @@ export function createHousekeeping(pglite: PGlite, options: HousekeepingOptions 
   return {
     vacuumDue: () => serialised(vacuumDue),
     checkpoint: () => serialised(checkpoint),
-    longestPauseMs: () => longest,
+    longestPauseMs: () => ({ ...longest }),
     start() {
       if (timers.length > 0 || stopped) return;
       every(settings.vacuumCheckMs, vacuumDue);

@@ -36,10 +36,11 @@ export function addEmbeddedStoreGauges(registry: Registry, store: EmbeddedStore)
   });
   new Gauge({
     name: 'sync_gateway_embedded_housekeeping_longest_pause_seconds',
-    help: 'Longest single VACUUM or CHECKPOINT of the embedded store since start: the longest a request waited behind housekeeping.',
+    help: 'Longest single VACUUM or CHECKPOINT of the embedded store since start, by kind: the longest a request waited behind housekeeping.',
+    labelNames: ['kind'],
     registers: [registry],
     collect() {
-      this.set(store.housekeeping.longestPauseMs() / 1000);
+      for (const [kind, ms] of Object.entries(store.housekeeping.longestPauseMs())) this.set({ kind }, ms / 1000);
     },
   });
 }
