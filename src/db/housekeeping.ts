@@ -21,7 +21,7 @@ export type HousekeepingOptions = {
   deadTupleShare?: number;
 };
 
-export type TableStats = { table: string; live: number; dead: number };
+export type TableStats = { table: string; live: number; dead: number; modifiedSinceAnalyze: number };
 
 export type VacuumRun = { table: string; deadBefore: number; pauseMs: number };
 
@@ -29,8 +29,11 @@ export type Housekeeping = {
   /** Vacuums every table over the threshold, one statement per table; returns what it did. */
   vacuumDue(): Promise<VacuumRun[]>;
   checkpoint(): Promise<number>;
-  /** Longest single VACUUM and CHECKPOINT so far, in milliseconds: the longest a request waited on housekeeping. */
-  longestPauseMs(): { vacuum: number; checkpoint: number };
+  /**
+   * Longest single VACUUM, ANALYZE and CHECKPOINT so far, in milliseconds, from asking PGlite to
+   * done: the statement itself plus any wait behind statements queued before it.
+   */
+  longestPauseMs(): { vacuum: number; analyze: number; checkpoint: number };
   start(): void;
   /** Stops the timers and checkpoints once more, so a restart replays no WAL. */
   stop(): Promise<void>;
@@ -39,8 +42,8 @@ export type Housekeeping = {
 export const HOUSEKEEPING_DEFAULTS = { vacuumCheckMs: 5_000, checkpointMs: 60_000, deadTupleBase: 1_000, deadTupleShare: 0.1 };
 
 export async function tableStats(pglite: PGlite): Promise<TableStats[]> {
-  const { rows } = await pglite.query<{ table: string; live: number; dead: number }>(
-    `SELECT relname AS table, n_live_tup::int AS live, n_dead_tup::int AS dead
+  const { rows } = await pglite.query<TableStats>(
+    `SELECT relname AS table, n_live_tup::int AS live, n_dead_tup::int AS dead, n_mod_since_analyze::int AS "modifiedSinceAnalyze"
        FROM pg_stat_user_tables WHERE schemaname = 'public' ORDER BY relname`,
   );
   return rows;
@@ -49,7 +52,7 @@ export async function tableStats(pglite: PGlite): Promise<TableStats[]> {
 export function createHousekeeping(pglite: PGlite, options: HousekeepingOptions = {}): Housekeeping {
   const settings = { ...HOUSEKEEPING_DEFAULTS, ...options };
   const timers: NodeJS.Timeout[] = [];
-  const longest = { vacuum: 0, checkpoint: 0 };
+  const longest = { vacuum: 0, analyze: 0, checkpoint: 0 };
   // One pass at a time: a pass slower than its interval is not run twice over.
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
@@ -63,16 +66,15 @@ export function createHousekeeping(pglite: PGlite, options: HousekeepingOptions 
   };
 
   const vacuumDue = async (): Promise<VacuumRun[]> => {
-    const due = (await tableStats(pglite)).filter((t) => t.dead > settings.deadTupleBase + settings.deadTupleShare * t.live);
+    const overThreshold = (n: number, t: TableStats) => n > settings.deadTupleBase + settings.deadTupleShare * t.live;
     const runs: VacuumRun[] = [];
-    for (const t of due) {
+    for (const t of await tableStats(pglite)) {
       if (stopped) break;
       // Names come from the catalogue; quoted all the same.
-      runs.push({
-        table: t.table,
-        deadBefore: t.dead,
-        pauseMs: await timed('vacuum', `VACUUM (ANALYZE) "${t.table.replaceAll('"', '""')}"`),
-      });
+      const table = `"${t.table.replaceAll('"', '""')}"`;
+      if (overThreshold(t.dead, t)) runs.push({ table: t.table, deadBefore: t.dead, pauseMs: await timed('vacuum', `VACUUM ${table}`) });
+      // Planner statistics, as autovacuum keeps them; a statement of its own, so each pause stays one job long.
+      if (overThreshold(t.modifiedSinceAnalyze, t)) await timed('analyze', `ANALYZE ${table}`);
     }
     if (runs.length > 0) settings.logger?.debug({ runs }, 'embedded store vacuumed');
     return runs;

@@ -36,7 +36,7 @@ export function addEmbeddedStoreGauges(registry: Registry, store: EmbeddedStore)
   });
   new Gauge({
     name: 'sync_gateway_embedded_housekeeping_longest_pause_seconds',
-    help: 'Longest single VACUUM or CHECKPOINT of the embedded store since start, by kind: the longest a request waited behind housekeeping.',
+    help: 'Longest single VACUUM, ANALYZE or CHECKPOINT of the embedded store since start, by kind (from asking PGlite to done, so any wait behind queued statements is included).',
     labelNames: ['kind'],
     registers: [registry],
     collect() {
