@@ -2,7 +2,8 @@
  * `npm run bench`: every scenario of issue 6 against PostgreSQL (BENCH_DATABASE_URL, default the
  * local server), each on a fresh database with the service started as a user starts it, side by
  * side with its baselines, ROUNDS rounds, medians. Then stock-upsert and poll on the embedded
- * PGlite backend, and its cost of syncing the WAL (EMBEDDED_FSYNC on and off). Writes bench/results.json, bench/run.json and the table in bench/RESULTS.md.
+ * PGlite backend, its cost of syncing the WAL (EMBEDDED_FSYNC on and off), and the shortened soak
+ * of the embedded store (bench/scenarios/soak.ts, SOAK_MINUTES). Writes bench/results.json, bench/run.json and the table in bench/RESULTS.md.
  * Not part of `npm test`.
  */
 import { execSync } from 'node:child_process';
@@ -15,6 +16,7 @@ import { runDrain } from './scenarios/drain';
 import { runEmbeddedDurability } from './scenarios/embedded-durability';
 import { pollRest, runPoll, seedPendingProducts, POLL_PRODUCTS } from './scenarios/poll';
 import { runProductSync } from './scenarios/product-sync';
+import { runSoak, SOAK_MINUTES } from './scenarios/soak';
 import { runStockUpsert, serviceStockUpsertRate } from './scenarios/stock-upsert';
 import { runBacklogDrain, runWebhookFanout } from './scenarios/webhook-fanout';
 
@@ -135,6 +137,14 @@ async function main(): Promise<void> {
   }
 
   if (wanted('embedded-durability')) console.table(await runEmbeddedDurability());
+
+  // The shortened soak of issue 20 (SOAK_MINUTES=0 skips it; SOAK_MINUTES=3 for a quick look).
+  if (wanted('soak') && SOAK_MINUTES > 0) {
+    log(`soak on embedded PGlite (${SOAK_MINUTES} min)`);
+    await withEmbeddedService(async (service) => {
+      results.push(...(await runSoak(service, __dirname)));
+    });
+  }
 
   console.table(results);
   console.table(embedded);

@@ -6,6 +6,7 @@ import { createAccountLimiters } from './accounts/account.service';
 import { createMailer } from './accounts/mailer';
 import { createRateLimiters } from './rate-limits/limiters';
 import { createMetrics } from './ops/metrics';
+import { addEmbeddedStoreGauges } from './ops/store-metrics';
 import { createReadiness } from './ops/readiness';
 import type { AppConfig } from './config';
 import { openDatabase, type Database } from './db/database';
@@ -39,6 +40,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       sessionTtlMs: config.sessionTtlMs,
     };
     const metrics = createMetrics(db.prisma);
+    if (db.embedded) addEmbeddedStoreGauges(metrics.registry, db.embedded);
     // On PostgreSQL the worker gets a thread of its own; the embedded store lives in this thread.
     const worker: BackgroundWorker | undefined = !config.workerEnabled
       ? undefined

@@ -8,6 +8,7 @@ import { openDatabase, type Database } from '../db/database';
 import { createEventHub } from '../events/hub';
 import { createLogger } from '../logger';
 import { startServer, startWorker, stopOnSignals } from '../server';
+import { registerStoreCommands } from './store-commands';
 import { setWebhookNetworks } from '../webhooks/network-policy';
 import { createSecretBox, loadEncryptionKey } from '../webhooks/secret-box';
 import { sendTestEvent } from '../webhooks/webhook-test.service';
@@ -233,6 +234,7 @@ export function buildCli(): Command {
         console.log(`removed webhook ${w.id}`);
       }),
     );
+  registerStoreCommands(program);
   return program;
 }
 

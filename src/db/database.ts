@@ -5,8 +5,10 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { PrismaClient } from '../generated/prisma/client';
+import type { PGlite } from '@electric-sql/pglite';
 import { lockDataDir } from './data-dir-lock';
 import { openEmbeddedStore } from './durable-nodefs';
+import { createHousekeeping, type Housekeeping, type HousekeepingOptions } from './housekeeping';
 import { applyMigrations } from './migrator';
 import { migrationsUpToDate } from './migrations-up-to-date';
 import { startThread } from '../threads';
@@ -21,6 +23,15 @@ export type Database = {
   location: string;
   migrate(): Promise<string[]>;
   close(): Promise<void>;
+  /** The embedded store itself (pglite backend only): backups, housekeeping, size gauges. */
+  embedded?: EmbeddedStore;
+};
+
+export type EmbeddedStore = {
+  pglite: PGlite;
+  /** The Postgres data directory (DATA_DIR/pglite). */
+  pgDir: string;
+  housekeeping: Housekeeping;
 };
 
 export type DatabaseOptions = {
@@ -32,15 +43,17 @@ export type DatabaseOptions = {
   pool?: PoolSettings & { connectTimeoutMs?: number };
   /** Embedded store only: sync the WAL before a write returns (default true). */
   embeddedFsync?: boolean;
+  /** Embedded store only: intervals and thresholds of VACUUM and CHECKPOINT (tests shorten them). */
+  housekeeping?: HousekeepingOptions;
 };
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.logger, options.pool)
-    : openPglite(options.dataDir, options.logger, options.embeddedFsync ?? true);
+    : openPglite(options.dataDir, options.logger, options.embeddedFsync ?? true, options.housekeeping);
 }
 
-async function openPglite(dataDir: string, logger: Logger, fsync: boolean): Promise<Database> {
+async function openPglite(dataDir: string, logger: Logger, fsync: boolean, housekeepingOptions?: HousekeepingOptions): Promise<Database> {
   const release = await lockDataDir(
     dataDir,
     (error) => {
@@ -51,15 +64,21 @@ async function openPglite(dataDir: string, logger: Logger, fsync: boolean): Prom
     logger,
   );
   try {
-    const pglite = await openEmbeddedStore(path.join(dataDir, 'pglite'), { fsync, logger });
+    const pgDir = path.join(dataDir, 'pglite');
+    const pglite = await openEmbeddedStore(pgDir, { fsync, logger });
     const adapter = new PrismaPGlite(pglite);
     const prisma = new PrismaClient({ adapter });
+    const housekeeping = createHousekeeping(pglite, { logger, ...housekeepingOptions });
+    housekeeping.start();
     return {
       prisma,
       backend: 'pglite',
-      location: path.join(dataDir, 'pglite'),
+      location: pgDir,
+      embedded: { pglite, pgDir, housekeeping },
       migrate: async () => ((await migrationsUpToDate(pglite)) ? [] : runMigrations(adapter, logger)),
       async close() {
+        // The last CHECKPOINT, so that the next start replays no WAL.
+        await housekeeping.stop();
         await prisma.$disconnect();
         await pglite.close();
         await release();

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 import type { Logger } from 'pino';
+import { embeddedSettingParams } from './embedded-settings';
 
 /*
  * PGlite starts Postgres with `-F` (fsync off), and Emscripten's NODEFS has no fsync stream
@@ -144,11 +145,11 @@ export function durableStartParams(): string[] {
 export async function openEmbeddedStore(pgDir: string, options: { fsync: boolean; logger?: Logger }): Promise<PGlite> {
   if (!options.fsync) {
     options.logger?.warn('EMBEDDED_FSYNC=false: an OS crash or power cut can lose acknowledged writes or corrupt the store');
-    return PGlite.create({ dataDir: pgDir });
+    return PGlite.create({ dataDir: pgDir, startParams: [...PGlite.defaultStartParams, ...embeddedSettingParams()] });
   }
   const fs = new DurableNodeFS(pgDir);
   await fs.syncWholeDirectory(options.logger);
-  return PGlite.create({ fs, startParams: durableStartParams() });
+  return PGlite.create({ fs, startParams: [...durableStartParams(), ...embeddedSettingParams()] });
 }
 
 function isWalSegment(hostPath: string): boolean {
