@@ -15,6 +15,7 @@ import '../queue/queue.schema';
 import '../webhooks/webhook.schema';
 import '../accounts/account.schema';
 import '../auth/token.schema';
+import '../reconciliation/reconciliation.schema';
 
 export const schema: GraphQLSchema = guardArguments(builder.toSchema());
 

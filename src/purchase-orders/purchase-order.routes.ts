@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHANGE_LIST_RULES, batchAckRoute } from '../changes/tracked-routes';
+import { CHANGE_LIST_RULES, DRY_RUN_RULE, SOURCE_TIME_RULE, SYNC_RESULT_EXAMPLE, batchAckRoute } from '../changes/tracked-routes';
 import type { RestRoute } from '../rest/route-table';
 import { MAX_PURCHASE_ORDERS_PER_REQUEST, purchaseOrderInput } from './purchase-order.input';
 
@@ -23,9 +23,10 @@ export const purchaseOrderRoutes: RestRoute[] = [
       'The alternative to extraction: a product pushed to POST /api/v1/products may carry purchase_orders with the same shape, stored by the same service. ' +
       'external_id, supplier_external_id and lines ([{product_external_id, quantity, price}]) are required; erp_id, state and order_date (YYYY-MM-DD or ISO 8601) are optional; ' +
       'other fields are kept in data. Lines are complete: the lines sent replace the stored ones, and any line change is reported as "lines". ' +
-      'Bad records are listed in errors; the others are stored. Optional query parameter or body field context labels the change.',
+      'Bad records are listed in errors; the others are stored. Optional query parameter or body field context labels the change. ' +
+      `${SOURCE_TIME_RULE} ${DRY_RUN_RULE}`,
     singleItemArg: 'purchase_orders',
-    queryArgs: ['context'],
+    queryArgs: ['context', 'dry_run'],
     bodyLists: {
       purchase_orders: {
         maxItems: MAX_PURCHASE_ORDERS_PER_REQUEST,
@@ -37,7 +38,7 @@ export const purchaseOrderRoutes: RestRoute[] = [
     },
     example: {
       request: { purchase_orders: [exampleInput] },
-      response: { success: true, processed: 1, created: 1, updated: 0, errors: [] },
+      response: SYNC_RESULT_EXAMPLE,
     },
   },
   {

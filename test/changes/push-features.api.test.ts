@@ -176,6 +176,10 @@ describe.each(backends)('stale pushes and dry runs on %s', (backend) => {
       expect(real.headers.get('idempotent-replayed')).toBeNull();
       expect(real.body).toMatchObject({ dryRun: false, created: 1 });
       expect(await ctx.db.prisma.partner.count()).toBe(1);
+      const order = { external_id: 'PO-K', supplier_external_id: 'SUP', lines: [] };
+      const poKey = { 'idempotency-key': `dry-run-po-${backend}` };
+      expect((await post('/api/v1/purchase-orders?dry_run=true', order, poKey)).body).toMatchObject({ dryRun: true, created: 1 });
+      expect((await post('/api/v1/purchase-orders', order, poKey)).body).toMatchObject({ dryRun: false, created: 1 });
     });
 
     it('refuses a dry_run that is not true or false', async () => {

@@ -46,7 +46,7 @@ describe('OpenAPI document', () => {
 
   it('documents JSON bodies as bodies, not as query parameters', () => {
     const sync = doc.paths['/api/v1/products'].post;
-    expect(sync.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual(['context', '#/components/parameters/IdempotencyKey']);
+    expect(sync.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual(['context', 'dry_run', '#/components/parameters/IdempotencyKey']);
     const schemaOf = sync.requestBody.content['application/json'].schema;
     expect(schemaOf.oneOf[0].properties.products).toMatchObject({ type: 'array', maxItems: 5000 });
     expect(schemaOf.oneOf[1]).toEqual({ $ref: '#/components/schemas/ProductInput' });
