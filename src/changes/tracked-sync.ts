@@ -54,7 +54,11 @@ type WorkingState = {
   sourceUpdatedAt: Date | null;
   /** The source time moved on without any field changing: written without touching the ledger. */
   sourceMoved: boolean;
+  /** {field: [[revision, value before it], …]} of unacknowledged changes (ADR 0028). */
+  pendingValues: PendingValues;
 };
+
+export type PendingValues = Record<string, Array<[number, unknown]>>;
 
 const MAX_ATTEMPTS = 3;
 
@@ -120,7 +124,7 @@ export async function upsertTracked(
   if (records.length === 0) return { outcomes: [], reports: [], written: [] };
   const columnList = spec.columns.map((c) => c.name);
   const stored = await tx.$queryRawUnsafe<Array<Record<string, unknown>>>(
-    `SELECT id, external_id, data, revision, field_revisions, source_updated_at${columnList.map((c) => `, ${c}`).join('')}
+    `SELECT id, external_id, data, revision, field_revisions, source_updated_at, pending_values${columnList.map((c) => `, ${c}`).join('')}
        FROM "${spec.table}"
       WHERE external_id IN (SELECT jsonb_array_elements_text($1::jsonb))
       ORDER BY id FOR UPDATE`,
@@ -140,6 +144,7 @@ export async function upsertTracked(
         changed: new Set<string>(),
         sourceUpdatedAt: row.source_updated_at as Date | null,
         sourceMoved: false,
+        pendingValues: row.pending_values as PendingValues,
       },
     ]),
   );
@@ -192,6 +197,7 @@ function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord, 
       changed: new Set(fieldNames),
       sourceUpdatedAt: sent ?? null,
       sourceMoved: false,
+      pendingValues: {},
     });
     return { action: 'created', changedFields: [...new Set(fieldNames)].sort(), previous: null };
   }
@@ -205,6 +211,10 @@ function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord, 
   for (const field of changed) {
     state.fieldRevisions[field] = state.revision;
     state.changed.add(field);
+    // The value before this revision, once per revision: what `previous` shows until acknowledged.
+    if (state.id === undefined) continue;
+    const values = (state.pendingValues[field] ??= []);
+    if (values[values.length - 1]?.[0] !== state.revision) values.push([state.revision, previous[field]]);
   }
   return { action: 'updated', changedFields: [...changed].sort(), previous };
 }
@@ -212,7 +222,7 @@ function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord, 
 function rowsJson(rows: WorkingState[], withId: boolean): string {
   return JSON.stringify(
     rows.map((s) => ({
-      ...(withId ? { id: s.id, revision: s.revision } : {}),
+      ...(withId ? { id: s.id, revision: s.revision, pending_values: s.pendingValues } : {}),
       external_id: s.externalId,
       data: s.data,
       field_revisions: s.fieldRevisions,
@@ -253,9 +263,9 @@ async function updateChanged(tx: SqlRunner, spec: TrackedTableSpec, rows: Workin
     `UPDATE "${spec.table}" AS t SET
         data = v.data, context = $2, revision = v.revision, field_revisions = v.field_revisions,
         changed_fields = ${pendingFieldsSql('v.field_revisions', 't.acked_revision')},
-        pending = true, updated_at = $3::timestamptz, source_updated_at = v.source_updated_at${spec.columns.map((c) => `, ${c.name} = v.${c.name}`).join('')}
+        pending = true, updated_at = $3::timestamptz, source_updated_at = v.source_updated_at, pending_values = v.pending_values${spec.columns.map((c) => `, ${c.name} = v.${c.name}`).join('')}
        FROM jsonb_to_recordset($1::jsonb)
-         AS v(id int, revision int, external_id text, data jsonb, field_revisions jsonb, source_updated_at timestamptz${recordsetColumns(spec)})
+         AS v(id int, revision int, external_id text, data jsonb, field_revisions jsonb, source_updated_at timestamptz, pending_values jsonb${recordsetColumns(spec)})
       WHERE t.id = v.id`,
     rowsJson(rows, true),
     context,

@@ -188,4 +188,48 @@ describe.each(backends)('stale pushes and dry runs on %s', (backend) => {
       expect(res.body.error.details).toEqual([{ field: 'dry_run', message: expect.any(String) }]);
     });
   });
+
+  describe('previous on change records', () => {
+    const listed = async () => (await ctx.api.request('GET', '/api/v1/updated-products')).body.payload;
+    const ack = (items: Array<{ id: number; revision: number }>) => post('/api/v1/updated-products/batch-delete', { items });
+
+    it('is null while new, then holds each changed field as of the last acknowledgement', async () => {
+      await post('/api/v1/products', { external_id: 'V1', erp_id: 1, name: 'Cup', price: 7 });
+      const [fresh] = await listed();
+      expect(fresh.previous).toBeNull();
+      await ack([{ id: fresh.id, revision: 1 }]);
+
+      await post('/api/v1/products', { external_id: 'V1', price: 8 });
+      await post('/api/v1/products', { external_id: 'V1', price: 9, name: 'Mug', erp_id: 2 });
+      const [twice] = await listed();
+      expect(twice).toMatchObject({
+        revision: 3,
+        changedFields: ['erp_id', 'name', 'price'],
+        previous: { price: 7, name: 'Cup', erp_id: 1 },
+      });
+
+      // Acknowledging revision 2 only: price changed again at 3, so its value as of that ack is 8.
+      await ack([{ id: twice.id, revision: 2 }]);
+      const [partly] = await listed();
+      expect(partly).toMatchObject({ changedFields: ['erp_id', 'name', 'price'], previous: { price: 8, name: 'Cup', erp_id: 1 } });
+
+      await ack([{ id: twice.id, revision: 3 }]);
+      expect(await listed()).toEqual([]);
+      await post('/api/v1/products', { external_id: 'V1', name: 'Beaker' });
+      expect((await listed())[0]).toMatchObject({ changedFields: ['name'], previous: { name: 'Mug' } });
+      expect((await ctx.db.prisma.product.findUnique({ where: { externalId: 'V1' } }))!.pendingValues).toEqual({ name: [[4, 'Mug']] });
+    });
+
+    it('is the same over GraphQL, here for a sale order', async () => {
+      await post('/api/v1/sale-orders', { external_id: 'SO-V', direction: 'inbound', state: 'draft' });
+      const orders = (await ctx.api.request('GET', '/api/v1/updated-sale-orders?limit=500')).body.payload;
+      const first = orders.find((o: { externalId: string }) => o.externalId === 'SO-V');
+      await post('/api/v1/updated-sale-orders/batch-delete', { ids: [first.id] });
+      await post('/api/v1/sale-orders', { external_id: 'SO-V', direction: 'inbound', state: 'sale' });
+      const res = await ctx.api.graphql('{ updatedSaleOrders(limit: 500) { payload { externalId changedFields previous } } }');
+      expect(res.body.data.updatedSaleOrders.payload.filter((o: { externalId: string }) => o.externalId === 'SO-V')).toEqual([
+        { externalId: 'SO-V', changedFields: ['state'], previous: { state: 'draft' } },
+      ]);
+    });
+  });
 });

@@ -36,6 +36,7 @@ describe.each(backends)('partners over REST on %s', (backend) => {
     expect(contact).toEqual({
       id: stored.get('CONTACT')!.id,
       revision: 1,
+      previous: null,
       externalId: 'CONTACT',
       erpId: null,
       isNew: true,

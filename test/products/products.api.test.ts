@@ -39,6 +39,7 @@ describe.each(backends)('products over REST on %s', (backend) => {
       expect(p1).toEqual({
         id: expect.any(Number),
         revision: 1,
+        previous: null,
         externalId: 'P1',
         erpId: 11,
         isNew: true,

@@ -48,6 +48,7 @@ describe.each(backends)('purchase orders over REST on %s', (backend) => {
     expect(record).toEqual({
       id: expect.any(Number),
       revision: 1,
+      previous: null,
       externalId: 'PO-1',
       erpId: 77,
       supplierExternalId: 'SUP-1',

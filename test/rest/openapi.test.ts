@@ -70,7 +70,7 @@ describe('OpenAPI document', () => {
     const page = doc.components.schemas[list.responses['200'].content['application/json'].schema.$ref.split('/').pop()];
     const record = doc.components.schemas[page.properties.payload.items.$ref.split('/').pop()];
     expect(Object.keys(record.properties).sort()).toEqual(
-      ['changedFields', 'context', 'data', 'erpId', 'externalId', 'id', 'isNew', 'revision', 'updatedAt'].sort(),
+      ['changedFields', 'context', 'data', 'erpId', 'externalId', 'id', 'isNew', 'previous', 'revision', 'updatedAt'].sort(),
     );
   });
 

@@ -41,6 +41,7 @@ describe.each(backends)('sale orders over REST on %s', (backend) => {
     expect(list.payload[0]).toEqual({
       id: expect.any(Number),
       revision: 1,
+      previous: null,
       externalId: 'SO-1',
       erpId: 501,
       direction: 'inbound',
