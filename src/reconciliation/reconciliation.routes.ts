@@ -20,6 +20,7 @@ export const reconciliationRoutes: RestRoute[] = [
       'An unknown entity_type, a filter for another entity type or an unknown body field is a 400 naming the field.',
     strictBody: true,
     queryArgs: ['dry_run'],
+    bodyLists: { external_ids: { maxItems: MAX_RESYNC_IDS } },
     extraErrors: ['FORBIDDEN'],
     example: {
       request: { entity_type: 'product', since: '2026-11-21T00:00:00Z' },

@@ -71,7 +71,8 @@ const ReconcileItemInput = builder.inputType('ReconcileItemInput', {
     external_id: t.string({ required: true }),
     digest: t.string({ required: true, description: 'SHA-256 (64 hex digits) of the RFC 8785 canonical JSON of data.' }),
     field_digests: t.field({
-      type: 'JSONObject',
+      // JSON rather than JSONObject: the service names the item when it is not an object.
+      type: 'JSON',
       description: "Optional {field: SHA-256 of the canonical JSON of that field's value}: mismatched then names the fields that differ.",
     }),
   }),

@@ -62,7 +62,7 @@ export async function reconciliationSummary(prisma: PrismaClient, now = new Date
   };
 }
 
-export type ReconcileItem = { external_id: string; digest: string; field_digests?: Record<string, unknown> | null };
+export type ReconcileItem = { external_id: string; digest: string; field_digests?: unknown };
 
 export type ReconcileRequest = {
   items: readonly ReconcileItem[];
@@ -136,7 +136,7 @@ export async function reconcile(prisma: PrismaClient, entityTypeName: string, re
     if (dataDigest(row.data) === item.digest.toLowerCase()) continue;
     result.mismatched.push({
       external_id: row.external_id,
-      fields: item.field_digests ? differingFields(row.data, item.field_digests) : null,
+      fields: item.field_digests ? differingFields(row.data, item.field_digests as Record<string, unknown>) : null,
     });
   }
   result.mismatched.sort((a, b) => compareBytes(a.external_id, b.external_id));
@@ -163,7 +163,12 @@ function checkItems(items: readonly ReconcileItem[]): readonly ReconcileItem[] {
       details.push({ field: `items[${i}].digest`, message: 'Must be a SHA-256 digest: 64 hexadecimal digits' });
     if (seen.has(item.external_id)) details.push({ field: `items[${i}].external_id`, message: 'Listed twice' });
     seen.add(item.external_id);
-    for (const [name, digest] of Object.entries(item.field_digests ?? {})) {
+    const digests = item.field_digests;
+    if (digests != null && (typeof digests !== 'object' || Array.isArray(digests))) {
+      details.push({ field: `items[${i}].field_digests`, message: 'Must be an object {field: digest}' });
+      return;
+    }
+    for (const [name, digest] of Object.entries(digests ?? {})) {
       if (typeof digest !== 'string' || !DIGEST.test(digest)) {
         details.push({ field: `items[${i}].field_digests.${name}`, message: 'Must be a SHA-256 digest: 64 hexadecimal digits' });
       }

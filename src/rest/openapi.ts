@@ -342,7 +342,8 @@ function markNullableFields(schemas: Json): Json {
     const required = new Set<string>(schema.required ?? []);
     const properties: Json = {};
     for (const [prop, propSchema] of Object.entries(schema.properties as Json)) {
-      if (required.has(prop)) properties[prop] = propSchema;
+      // A schema without a type (the JSON scalar) admits null already; OpenAPI 3.0 forbids nullable there.
+      if (required.has(prop) || (propSchema.type === undefined && !propSchema.$ref)) properties[prop] = propSchema;
       else if (propSchema.$ref) properties[prop] = { allOf: [{ $ref: propSchema.$ref }], nullable: true };
       else properties[prop] = { ...propSchema, nullable: true };
     }

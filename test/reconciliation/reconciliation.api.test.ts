@@ -126,6 +126,13 @@ describe.each(backends)('resync and reconciliation on %s', (backend) => {
       expect(listed.every((p: { data: { n: number } }) => p.data.n === 5)).toBe(true);
     });
 
+    it('refuses more than 10,000 external_ids with a 413', async () => {
+      const external_ids = Array.from({ length: 10_001 }, (_v, i) => `X${i}`);
+      const res = await post('/api/v1/resync', { entity_type: 'product', external_ids }, admin);
+      expect(res.status).toBe(413);
+      expect(res.body.error.details).toEqual([{ field: 'external_ids', message: expect.any(String) }]);
+    });
+
     it('is admin only', async () => {
       const res = await post('/api/v1/resync', { entity_type: 'product' });
       expect(res.status).toBe(403);
@@ -206,6 +213,7 @@ describe.each(backends)('resync and reconciliation on %s', (backend) => {
       ['stock', { items: [{ external_id: 'A', digest: 'a'.repeat(64) }] }, 'entityType'],
       ['product', { items: [{ external_id: 'A', digest: 'xyz' }] }, 'items[0].digest'],
       ['product', { items: [{ external_id: 'A', digest: 'a'.repeat(64), field_digests: { name: 5 } }] }, 'items[0].field_digests.name'],
+      ['product', { items: [{ external_id: 'A', digest: 'a'.repeat(64), field_digests: [1] }] }, 'items[0].field_digests'],
       ['product', { items: [] }, 'items'],
       ['product', { items: [{ external_id: 'B', digest: 'a'.repeat(64) }], after: 'C' }, 'after'],
       ['product', { items: [{ external_id: 'B', digest: 'a'.repeat(64) }], to: 'C', to_end: true }, 'to_end'],
