@@ -15,7 +15,19 @@ type TrackedRow = {
   createdAt: Date;
   updatedAt: Date;
   acknowledgedAt: Date | null;
+  pendingValues: unknown;
 };
+
+/**
+ * `previous` of a change record (ADR 0028): for each changed field, its value as of the last
+ * acknowledgement, i.e. the value before its first unacknowledged change. Null for a new record;
+ * a field only re-sent by a resync (its value did not change) has none.
+ */
+export function previousValues(row: Pick<TrackedRow, 'isNew' | 'changedFields' | 'pendingValues'>): Record<string, unknown> | null {
+  if (row.isNew) return null;
+  const pending = (row.pendingValues ?? {}) as Record<string, Array<[number, unknown]>>;
+  return Object.fromEntries(row.changedFields.filter((f) => pending[f]?.length).map((f) => [f, pending[f]![0]![1]]));
+}
 
 /** Shared by every outbound record that can be acknowledged (change records, price items, stock entries). */
 export const REVISION_DESCRIPTION =
@@ -43,6 +55,13 @@ export const ChangeRecord = builder.interfaceRef<TrackedRow>('ChangeRecord').imp
       description: 'Time of the last accepted change; stamps follow commit order, so it is a safe cursor for since.',
     }),
     revision: t.exposeInt('revision', { description: REVISION_DESCRIPTION }),
+    previous: t.field({
+      type: 'JSONObject',
+      nullable: true,
+      description:
+        'For each field in changedFields, its value as of the last acknowledgement (null while isNew; a field only re-sent by a resync, whose value did not change, is left out).',
+      resolve: (r) => previousValues(r),
+    }),
   }),
 });
 

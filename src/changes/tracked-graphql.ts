@@ -3,7 +3,7 @@ import { builder } from '../graphql/builder';
 import { AckItemInput, AckResult, BatchAckResult, PendingChanges, SyncResult } from '../graphql/common-types';
 import type { SyncResultShape } from './results';
 import { readerOf } from '../graphql/reader';
-import { DEFAULT_CONTEXT, MAX_IDS_PER_ACK, acknowledgeMany, acknowledgeOne } from './tracked-service';
+import { DEFAULT_CONTEXT, MAX_DRY_RUN_RECORDS, MAX_IDS_PER_ACK, acknowledgeMany, acknowledgeOne } from './tracked-service';
 import type { TrackedTableName } from './tracked-table';
 
 export type TrackedSync = {
@@ -14,7 +14,7 @@ export type TrackedSync = {
   maxItems: number;
   /** Whether records carry a context label (stock entries do not). Default true. */
   withContext?: boolean;
-  run: (prisma: PrismaClient, records: readonly unknown[], context: string) => Promise<SyncResultShape>;
+  run: (prisma: PrismaClient, records: readonly unknown[], context: string, dryRun: boolean) => Promise<SyncResultShape>;
 };
 
 /**
@@ -53,6 +53,12 @@ export function registerTrackedOperations(options: {
   );
 }
 
+/** What dry_run does, said once for every push (ADR 0028). */
+export const DRY_RUN_DESCRIPTION =
+  'true: run the whole push in a transaction that is rolled back. The answer is the usual one (what would be created, updated, skipped, rejected) ' +
+  `plus records: per record {index, external_id, action, changedFields, previous}, at most ${MAX_DRY_RUN_RECORDS.toLocaleString('en')} (recordsOmitted counts the rest). ` +
+  'Nothing is stored, no change becomes pending, and an Idempotency-Key sent with it is neither consumed nor replayed.';
+
 function registerSync(label: string, sync: TrackedSync): void {
   const { name, listArg, maxItems } = sync;
   builder.mutationFields((t) => ({
@@ -64,10 +70,12 @@ function registerSync(label: string, sync: TrackedSync): void {
         ...(sync.withContext === false
           ? {}
           : { context: t.arg.string({ description: `Sync context label stored on changed records; default "${DEFAULT_CONTEXT}".` }) }),
+        dry_run: t.arg.boolean({ description: DRY_RUN_DESCRIPTION }),
       },
       resolve: (_root, args, ctx) => {
         const values = args as Record<string, unknown>;
-        return sync.run(ctx.prisma, values[listArg] as unknown[], (values.context as string | null | undefined) ?? DEFAULT_CONTEXT);
+        const context = (values.context as string | null | undefined) ?? DEFAULT_CONTEXT;
+        return sync.run(ctx.prisma, values[listArg] as unknown[], context, values.dry_run === true);
       },
     }),
   }));

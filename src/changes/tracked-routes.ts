@@ -35,13 +35,16 @@ export function trackedRoutes(o: {
         'A record is also rejected there when a string or field name anywhere in it holds a NUL character (\\u0000) or an unpaired surrogate, ' +
         'or a number is not finite; external_id is then null when it is the field at fault. ' +
         'An identical re-sync counts as neither created nor updated and creates no pending change. ' +
-        'Optional query parameter or body field context labels the change (default "erp_sync").',
+        'Optional query parameter or body field context labels the change (default "erp_sync"). ' +
+        SOURCE_TIME_RULE +
+        ' ' +
+        DRY_RUN_RULE,
       singleItemArg: o.listArg,
-      queryArgs: ['context'],
+      queryArgs: ['context', 'dry_run'],
       bodyLists: { [o.listArg]: { maxItems: o.maxItems, items: { name: o.input.name, schema: inputSchema } } },
       example: {
         request: { [o.listArg]: [o.example.input] },
-        response: { success: true, processed: 1, created: 1, updated: 0, errors: [] },
+        response: SYNC_RESULT_EXAMPLE,
       },
     },
     {
@@ -103,6 +106,29 @@ export function batchAckRoute(o: Pick<RestRoute, 'path' | 'tag' | 'summary'> & {
     },
   };
 }
+
+/** Stale-push protection (ADR 0027), said once for every push. */
+export const SOURCE_TIME_RULE =
+  "Optional source_updated_at (ISO 8601 with a time zone) is the ERP's own write time of a record: a record older than the stored one is not applied " +
+  '(skipped counts it, and errors lists it with code STALE naming both times); an equal or newer time applies; without it the record applies as always.';
+
+/** Dry run (ADR 0028), said once for every push. */
+export const DRY_RUN_RULE =
+  'Query parameter dry_run=true runs the whole push and rolls it back: the usual answer with dryRun true plus records ' +
+  '(per record index, external_id, action created|updated|unchanged|skipped|rejected, changedFields, previous; at most 1,000, recordsOmitted counts the rest). ' +
+  'Nothing is stored, nothing becomes pending, and an Idempotency-Key is neither consumed nor replayed.';
+
+export const SYNC_RESULT_EXAMPLE = {
+  success: true,
+  processed: 1,
+  created: 1,
+  updated: 0,
+  skipped: 0,
+  errors: [],
+  dryRun: false,
+  records: null,
+  recordsOmitted: null,
+};
 
 /** What an acknowledgement covers (ADR 0002), said once for every route that takes one. */
 export const ACK_RULE =

@@ -3,8 +3,9 @@ import type { PrismaClient } from '../generated/prisma/client';
 import { AppError, notFound, validationFailed } from '../errors/app-error';
 import { formatPath } from '../errors/zod-details';
 import { unstorableDetails, unstorableText } from '../validation/storable';
-import type { BatchAckResultShape, SyncErrorShape, SyncResultShape } from './results';
-import type { RecordOutcome } from './tracked-sync';
+import type { BatchAckResultShape, RecordReportShape, SyncErrorShape, SyncResultShape } from './results';
+import { staleError } from './source-time';
+import type { RecordReport } from './tracked-sync';
 import { acknowledge, type AckItem, type AckOutcome, type SqlRunner, type TrackedTableName } from './tracked-table';
 
 /** As many as one inbound push can create (a stock list of 10,000 entries). */
@@ -55,14 +56,56 @@ export function validateBatch<Schema extends z.ZodType>(
   return { valid, errors };
 }
 
-export function syncResult(outcomes: readonly RecordOutcome[], errors: SyncErrorShape[]): SyncResultShape {
+/** A dry run's answer lists at most this many records (ADR 0028); recordsOmitted counts the rest. */
+export const MAX_DRY_RUN_RECORDS = 1000;
+
+/** One valid record's report with its position in the request. */
+export type IndexedReport = RecordReport & { index: number; externalId: string | null };
+
+/**
+ * The answer of a push: counts, rejected and stale records in errors (code INVALID or STALE),
+ * and in a dry run what each record would do.
+ */
+export function syncResult(
+  reports: readonly IndexedReport[],
+  rejected: readonly SyncErrorShape[],
+  options: { argName: string; dryRun: boolean },
+): SyncResultShape {
+  const stale = reports.flatMap((r) =>
+    r.stale ? [staleError(r.index, r.externalId, `${options.argName}[${r.index}].source_updated_at`, r.stale.sent, r.stale.stored)] : [],
+  );
+  const invalid = rejected.map((e) => ({ ...e, code: e.code ?? ('INVALID' as const) }));
+  const errors = [...invalid, ...stale].sort((a, b) => a.index - b.index);
   return {
     success: errors.length === 0,
-    processed: outcomes.length,
-    created: outcomes.filter((o) => o === 'created').length,
-    updated: outcomes.filter((o) => o === 'updated').length,
-    errors: [...errors].sort((a, b) => a.index - b.index),
+    processed: reports.length,
+    created: reports.filter((r) => r.action === 'created').length,
+    updated: reports.filter((r) => r.action === 'updated').length,
+    skipped: stale.length,
+    errors,
+    dryRun: options.dryRun,
+    ...(options.dryRun ? dryRunRecords(reports, invalid) : { records: null, recordsOmitted: null }),
   };
+}
+
+function dryRunRecords(reports: readonly IndexedReport[], rejected: readonly SyncErrorShape[]) {
+  const byIndex = new Map<number, RecordReportShape>();
+  for (const e of rejected) {
+    if (!byIndex.has(e.index)) {
+      byIndex.set(e.index, { index: e.index, external_id: e.external_id, action: 'rejected', changedFields: [], previous: null });
+    }
+  }
+  for (const r of reports) {
+    byIndex.set(r.index, {
+      index: r.index,
+      external_id: r.externalId,
+      action: r.action,
+      changedFields: r.changedFields,
+      previous: r.previous,
+    });
+  }
+  const all = [...byIndex.values()].sort((a, b) => a.index - b.index);
+  return { records: all.slice(0, MAX_DRY_RUN_RECORDS), recordsOmitted: Math.max(0, all.length - MAX_DRY_RUN_RECORDS) };
 }
 
 /** Acknowledges one record for `reader` (DELETE …/{id}[?revision=N]); see tracked-table.ts. */

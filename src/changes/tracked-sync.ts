@@ -3,6 +3,8 @@ import { releaseBulkParameters } from '../db/prisma-debug-history';
 import { takeChangeClock } from './change-clock';
 import { changedFieldNames, mergeFields, type FieldMap } from './diff';
 import { pendingFieldsSql, type SqlRunner, type TrackedTableName } from './tracked-table';
+import type { RecordAction } from './results';
+import { isStale } from './source-time';
 
 /** A top-level column of a tracked table that is diffed like a data field (erp_id, type, …). */
 export type TrackedColumn = { name: string; sqlType: 'int' | 'text' | 'double precision' };
@@ -15,9 +17,21 @@ export type IncomingRecord = {
   /** Column values keyed by column name; undefined means not sent: keep the stored value. */
   columns: Record<string, unknown>;
   fields: FieldMap;
+  /** The ERP's write time (ADR 0027); undefined when not sent: applied as always. */
+  sourceUpdatedAt?: Date | undefined;
 };
 
-export type RecordOutcome = 'created' | 'updated' | 'unchanged';
+export type RecordOutcome = Exclude<RecordAction, 'rejected'>;
+
+/** What one incoming record did: the fields it changed with their values before, or why it was skipped. */
+export type RecordReport = {
+  action: RecordOutcome;
+  changedFields: string[];
+  /** Stored values of changedFields before this record; null for a new record. */
+  previous: FieldMap | null;
+  /** Set when skipped: the stored (newer) source time and the one sent. */
+  stale?: { stored: Date; sent: Date };
+};
 
 /** A row this batch inserted or changed, as stored after the batch, with the fields it changed. */
 export type WrittenRow = {
@@ -37,7 +51,14 @@ type WorkingState = {
   fieldRevisions: Record<string, number>;
   /** Fields this batch changed; non-empty means the row must be written. */
   changed: Set<string>;
+  sourceUpdatedAt: Date | null;
+  /** The source time moved on without any field changing: written without touching the ledger. */
+  sourceMoved: boolean;
+  /** {field: [[revision, value before it], …]} of unacknowledged changes (ADR 0028). */
+  pendingValues: PendingValues;
 };
+
+export type PendingValues = Record<string, Array<[number, unknown]>>;
 
 const MAX_ATTEMPTS = 3;
 
@@ -62,22 +83,48 @@ export async function inTransaction<T>(prisma: PrismaClient, work: (tx: SqlRunne
   }
 }
 
+/** Thrown to roll a dry run's transaction back; carries the answer out of it. */
+class DryRunRollback<T> extends Error {
+  constructor(readonly value: T) {
+    super('dry run rolled back');
+  }
+}
+
+/**
+ * `inTransaction` for a push that may be a dry run (ADR 0028): the same work, statements and
+ * locks, but the transaction is rolled back at the end, so nothing is stored and the change
+ * clock does not move. The answer is what the push would have answered.
+ */
+export async function inPushTransaction<T>(prisma: PrismaClient, dryRun: boolean, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+  if (!dryRun) return inTransaction(prisma, work);
+  try {
+    await inTransaction(prisma, async (tx) => {
+      throw new DryRunRollback(await work(tx));
+    });
+  } catch (error) {
+    if (error instanceof DryRunRollback) return error.value as T;
+    throw error;
+  }
+  throw new Error('unreachable: a dry run always rolls back');
+}
+
 /**
  * Upserts a batch into a tracked table inside the caller's transaction: locks the stored rows,
  * diffs field by field, then inserts the new rows and updates the changed ones with one
  * set-based statement each. Records apply in order, so a later record with the same external id
- * wins. Returns one outcome per record and the rows written.
+ * wins, unless its source_updated_at is older than the stored (or an earlier record's) one: then
+ * it is skipped (ADR 0027). Returns one outcome and one report per record and the rows written.
  */
 export async function upsertTracked(
   tx: SqlRunner,
   spec: TrackedTableSpec,
   records: readonly IncomingRecord[],
   context: string,
-): Promise<{ outcomes: RecordOutcome[]; written: WrittenRow[] }> {
-  if (records.length === 0) return { outcomes: [], written: [] };
+): Promise<{ outcomes: RecordOutcome[]; reports: RecordReport[]; written: WrittenRow[] }> {
+  if (records.length === 0) return { outcomes: [], reports: [], written: [] };
   const columnList = spec.columns.map((c) => c.name);
   const stored = await tx.$queryRawUnsafe<Array<Record<string, unknown>>>(
-    `SELECT id, external_id, data, revision, field_revisions${columnList.map((c) => `, ${c}`).join('')}
+    `SELECT id, external_id, data, revision, field_revisions, source_updated_at, pending_values${columnList.map((c) => `, ${c}`).join('')}
        FROM "${spec.table}"
       WHERE external_id IN (SELECT jsonb_array_elements_text($1::jsonb))
       ORDER BY id FOR UPDATE`,
@@ -95,11 +142,14 @@ export async function upsertTracked(
         revision: (row.revision as number) + 1,
         fieldRevisions: row.field_revisions as Record<string, number>,
         changed: new Set<string>(),
+        sourceUpdatedAt: row.source_updated_at as Date | null,
+        sourceMoved: false,
+        pendingValues: row.pending_values as PendingValues,
       },
     ]),
   );
 
-  const outcomes = records.map((record) => applyRecord(states, record, columnList));
+  const reports = records.map((record) => applyRecord(states, record, columnList));
   const all = [...states.values()];
   // Partition before inserting: the insert gives the new rows their ids.
   const fresh = all.filter((s) => s.id === undefined);
@@ -109,6 +159,11 @@ export async function upsertTracked(
     await insertNew(tx, spec, fresh, context, stamp);
     await updateChanged(tx, spec, updated, context, stamp);
   }
+  await updateSourceTimes(
+    tx,
+    spec,
+    all.filter((s) => s.id !== undefined && s.changed.size === 0 && s.sourceMoved),
+  );
   const written = [...fresh, ...updated].map(({ id, externalId, columns, data, changed }) => ({
     id: id!,
     externalId,
@@ -116,12 +171,20 @@ export async function upsertTracked(
     data,
     changed,
   }));
-  return { outcomes, written };
+  return { outcomes: reports.map((r) => r.action), reports, written };
 }
 
-function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord, columnList: string[]): RecordOutcome {
+function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord, columnList: string[]): RecordReport {
   const sentColumns = Object.fromEntries(columnList.filter((c) => record.columns[c] !== undefined).map((c) => [c, record.columns[c]]));
   const state = states.get(record.externalId);
+  const sent = record.sourceUpdatedAt;
+  if (state && isStale(sent, state.sourceUpdatedAt)) {
+    return { action: 'skipped', changedFields: [], previous: null, stale: { stored: state.sourceUpdatedAt!, sent: sent! } };
+  }
+  if (state && sent && (state.sourceUpdatedAt === null || sent > state.sourceUpdatedAt)) {
+    state.sourceUpdatedAt = sent;
+    state.sourceMoved = true;
+  }
   if (!state) {
     const fieldNames = [...Object.keys(record.fields), ...Object.keys(sentColumns)];
     states.set(record.externalId, {
@@ -132,27 +195,38 @@ function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord, 
       revision: 1,
       fieldRevisions: Object.fromEntries(fieldNames.map((f) => [f, 1])),
       changed: new Set(fieldNames),
+      sourceUpdatedAt: sent ?? null,
+      sourceMoved: false,
+      pendingValues: {},
     });
-    return 'created';
+    return { action: 'created', changedFields: [...new Set(fieldNames)].sort(), previous: null };
   }
   const changed = [...changedFieldNames(state.data, record.fields), ...changedFieldNames(state.columns, sentColumns)];
-  if (changed.length === 0) return 'unchanged';
+  if (changed.length === 0) return { action: 'unchanged', changedFields: [], previous: {} };
+  const previous = Object.fromEntries(
+    changed.map((f) => [f, Object.hasOwn(state.columns, f) ? state.columns[f] : (state.data[f] ?? null)]),
+  );
   state.data = mergeFields(state.data, record.fields);
   state.columns = mergeFields(state.columns, sentColumns);
   for (const field of changed) {
     state.fieldRevisions[field] = state.revision;
     state.changed.add(field);
+    // The value before this revision, once per revision: what `previous` shows until acknowledged.
+    if (state.id === undefined) continue;
+    const values = (state.pendingValues[field] ??= []);
+    if (values[values.length - 1]?.[0] !== state.revision) values.push([state.revision, previous[field]]);
   }
-  return 'updated';
+  return { action: 'updated', changedFields: [...changed].sort(), previous };
 }
 
 function rowsJson(rows: WorkingState[], withId: boolean): string {
   return JSON.stringify(
     rows.map((s) => ({
-      ...(withId ? { id: s.id, revision: s.revision } : {}),
+      ...(withId ? { id: s.id, revision: s.revision, pending_values: s.pendingValues } : {}),
       external_id: s.externalId,
       data: s.data,
       field_revisions: s.fieldRevisions,
+      source_updated_at: s.sourceUpdatedAt,
       ...s.columns,
     })),
   );
@@ -167,10 +241,11 @@ async function insertNew(tx: SqlRunner, spec: TrackedTableSpec, rows: WorkingSta
   const vcols = spec.columns.map((c) => `, v.${c.name}`).join('');
   const inserted = await tx.$queryRawUnsafe<Array<{ id: number; external_id: string }>>(
     `INSERT INTO "${spec.table}" (external_id, data, context, revision, acked_revision, field_revisions,
-                                  changed_fields, is_new, pending, created_at, updated_at${cols})
+                                  changed_fields, is_new, pending, created_at, updated_at, source_updated_at${cols})
      SELECT v.external_id, v.data, $2, 1, 0, v.field_revisions,
-            ${pendingFieldsSql('v.field_revisions', '0')}, true, true, now(), $3::timestamptz${vcols}
-       FROM jsonb_to_recordset($1::jsonb) AS v(external_id text, data jsonb, field_revisions jsonb${recordsetColumns(spec)})
+            ${pendingFieldsSql('v.field_revisions', '0')}, true, true, now(), $3::timestamptz, v.source_updated_at${vcols}
+       FROM jsonb_to_recordset($1::jsonb)
+         AS v(external_id text, data jsonb, field_revisions jsonb, source_updated_at timestamptz${recordsetColumns(spec)})
      ON CONFLICT (external_id) DO NOTHING
      RETURNING id, external_id`,
     rowsJson(rows, false),
@@ -188,11 +263,27 @@ async function updateChanged(tx: SqlRunner, spec: TrackedTableSpec, rows: Workin
     `UPDATE "${spec.table}" AS t SET
         data = v.data, context = $2, revision = v.revision, field_revisions = v.field_revisions,
         changed_fields = ${pendingFieldsSql('v.field_revisions', 't.acked_revision')},
-        pending = true, updated_at = $3::timestamptz${spec.columns.map((c) => `, ${c.name} = v.${c.name}`).join('')}
-       FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int, external_id text, data jsonb, field_revisions jsonb${recordsetColumns(spec)})
+        pending = true, updated_at = $3::timestamptz, source_updated_at = v.source_updated_at, pending_values = v.pending_values${spec.columns.map((c) => `, ${c.name} = v.${c.name}`).join('')}
+       FROM jsonb_to_recordset($1::jsonb)
+         AS v(id int, revision int, external_id text, data jsonb, field_revisions jsonb, source_updated_at timestamptz, pending_values jsonb${recordsetColumns(spec)})
       WHERE t.id = v.id`,
     rowsJson(rows, true),
     context,
     stamp,
+  );
+}
+
+/**
+ * Rows whose data did not change but whose source time moved on keep the newer time, so that a
+ * delayed older push is still recognised as stale. Neither revision nor updated_at moves: there
+ * is nothing new for the webshop, hence no change clock either (the rows are locked already).
+ */
+async function updateSourceTimes(tx: SqlRunner, spec: TrackedTableSpec, rows: WorkingState[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.$executeRawUnsafe(
+    `UPDATE "${spec.table}" AS t SET source_updated_at = v.source_updated_at
+       FROM jsonb_to_recordset($1::jsonb) AS v(id int, source_updated_at timestamptz)
+      WHERE t.id = v.id`,
+    JSON.stringify(rows.map((s) => ({ id: s.id, source_updated_at: s.sourceUpdatedAt }))),
   );
 }

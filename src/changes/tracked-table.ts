@@ -63,6 +63,14 @@ export async function acknowledge(db: SqlRunner, table: TrackedTableName, reader
   // LEAST ignores NULLs, hence the claim is checked on its own in WHERE.
   const covered = `LEAST(t.revision, ${claimed})`;
   const acked = `GREATEST(t.acked_revision, ${covered})`;
+  // Values before changes now covered are of no more use: `previous` is as of the last acknowledgement.
+  const prune =
+    table === 'price_items' || table === 'stocks'
+      ? ''
+      : `pending_values = COALESCE((SELECT jsonb_object_agg(f.key, kept.entries) FROM jsonb_each(t.pending_values) AS f
+            CROSS JOIN LATERAL (SELECT jsonb_agg(x ORDER BY (x ->> 0)::int) AS entries FROM jsonb_array_elements(f.value) AS x
+                                 WHERE (x ->> 0)::int > ${acked}) AS kept
+           WHERE kept.entries IS NOT NULL), '{}'::jsonb),`;
   // Listings are left in place: one below the acknowledged revision can widen nothing, a repeated
   // ack by id stays a no-op rather than "not listed", and the map holds one entry per reader.
   outcome.acknowledged = await db.$queryRawUnsafe<AckOutcome['acknowledged']>(
@@ -70,6 +78,7 @@ export async function acknowledge(db: SqlRunner, table: TrackedTableName, reader
         acked_revision = ${acked},
         changed_fields = ${pendingFieldsSql('t.field_revisions', acked)},
         pending = t.revision > ${acked},
+        ${prune}
         is_new = false,
         acknowledged_at = now()
        FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int)

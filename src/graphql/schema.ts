@@ -16,6 +16,7 @@ import '../webhooks/webhook.schema';
 import '../webhooks/operational-events.schema';
 import '../accounts/account.schema';
 import '../auth/token.schema';
+import '../reconciliation/reconciliation.schema';
 
 export const schema: GraphQLSchema = guardArguments(builder.toSchema());
 

@@ -56,6 +56,8 @@ export function useIdempotencyKeys(options: IdempotencyOptions): Plugin<object, 
       const match = matcher.match(request.method, url.pathname);
       // Unknown routes get their 404/405 from the REST edge; public sign-in routes answer secrets that are not kept.
       if (match === undefined || match === 'method-not-allowed' || match.route.public) return;
+      // A dry run stores nothing, so it neither consumes a key nor replays one (ADR 0028).
+      if (url.searchParams.get('dry_run') === 'true' && match.route.queryArgs?.includes('dry_run')) return;
       const problem = keyProblem(value);
       if (problem) {
         endResponse(

@@ -12,12 +12,13 @@ const exampleRecord = {
   data: { name: 'Warehouse gate 2' },
   updatedAt: '2026-11-22T08:30:00.000Z',
   revision: 3,
+  previous: null,
   parentExternalId: 'CUST-7',
   parentId: 11,
   type: 'D',
 };
 
-const { revision: _listedRevision, ...exampleNode } = exampleRecord;
+const { revision: _listedRevision, previous: _previous, ...exampleNode } = exampleRecord;
 
 /** The fields of a hierarchy node besides children, as partnerRecord() writes them. */
 const partnerNodeFields = {

@@ -4,7 +4,8 @@ import type { PageShape, SyncErrorShape, SyncResultShape } from '../changes/resu
 import type { PageArgs } from '../changes/pagination';
 import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
-import { inTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
+import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
+import { toSourceTime } from '../changes/source-time';
 import type { SqlRunner } from '../changes/tracked-table';
 import { MAX_PARTNERS_PER_REQUEST, partnerInput } from './partner.input';
 import { planPartnerBatch } from './partner-tree';
@@ -21,9 +22,14 @@ const partnerTable: TrackedTableSpec = {
 /** Serialises partner batches: two concurrent batches could otherwise close a cycle together. */
 const PARTNER_TREE_LOCK = 7_301_001;
 
-export async function syncPartners(prisma: PrismaClient, records: readonly unknown[], context: string): Promise<SyncResultShape> {
+export async function syncPartners(
+  prisma: PrismaClient,
+  records: readonly unknown[],
+  context: string,
+  dryRun = false,
+): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, partnerInput, { argName: 'partners', maxItems: MAX_PARTNERS_PER_REQUEST });
-  const { outcomes, rejected } = await inTransaction(prisma, async (tx) => {
+  const { reports, order, rejected } = await inPushTransaction(prisma, dryRun, async (tx) => {
     await tx.$queryRawUnsafe(`SELECT 1 AS locked FROM pg_advisory_xact_lock(${PARTNER_TREE_LOCK})`);
     const links = valid.map(({ value }, index) => ({
       index,
@@ -39,10 +45,11 @@ export async function syncPartners(prisma: PrismaClient, records: readonly unkno
     const result = await upsertTracked(
       tx,
       partnerTable,
-      ordered.map(({ external_id, erp_id, type, parent_external_id, ...fields }) => ({
+      ordered.map(({ external_id, erp_id, type, parent_external_id, source_updated_at, ...fields }) => ({
         externalId: external_id,
         columns: { erp_id, type, parent_external_id },
         fields,
+        sourceUpdatedAt: toSourceTime(source_updated_at),
       })),
       context,
     );
@@ -50,7 +57,7 @@ export async function syncPartners(prisma: PrismaClient, records: readonly unkno
       tx,
       ordered.map((r) => r.external_id),
     );
-    return { outcomes: result.outcomes, rejected: plan.rejected };
+    return { reports: result.reports, order: plan.order, rejected: plan.rejected };
   });
   const treeErrors: SyncErrorShape[] = [...rejected].map(([i, message]) => ({
     index: valid[i]!.index,
@@ -58,7 +65,8 @@ export async function syncPartners(prisma: PrismaClient, records: readonly unkno
     field: `partners[${valid[i]!.index}].parent_external_id`,
     message,
   }));
-  return syncResult(outcomes, [...errors, ...treeErrors]);
+  const indexed = reports.map((r, i) => ({ ...r, index: valid[order[i]!]!.index, externalId: valid[order[i]!]!.value.external_id }));
+  return syncResult(indexed, [...errors, ...treeErrors], { argName: 'partners', dryRun });
 }
 
 /** The stored parent of each given partner and of all its stored ancestors. */

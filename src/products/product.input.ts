@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { priceItemInput } from '../pricelists/pricelist.input';
 import { purchaseOrderInput } from '../purchase-orders/purchase-order.input';
+import { sourceUpdatedAtInput } from '../changes/source-time';
 
 export const MAX_PRODUCTS_PER_REQUEST = 5000;
 
@@ -14,6 +15,8 @@ export const productInput = z.looseObject({
   name: z.string().nullable().optional(),
   description: z.string().nullable().optional(),
   price: z.number().min(0, 'Must be 0 or more').nullable().optional(),
+  /** The ERP's write time: an older push than the stored one is skipped (ADR 0027). Not kept in data. */
+  source_updated_at: sourceUpdatedAtInput,
   /** Extracted into price items (not kept in data). */
   pricelists: z.array(priceItemInput, { message: 'Must be an array of price entries' }).optional(),
   /** Extracted into purchase orders and their lines (not kept in data). */

@@ -26,6 +26,7 @@ export const productRoutes: RestRoute[] = trackedRoutes({
       erpId: 1001,
       isNew: false,
       changedFields: ['price'],
+      previous: { price: 6.9 },
       context: 'erp_sync',
       data: { name: 'Espresso cup', description: 'Porcelain, 80 ml', price: 7.5 },
       updatedAt: '2026-11-22T08:30:00.000Z',

@@ -3,32 +3,47 @@ import type { PageShape, SyncResultShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
 import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
-import { inTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
+import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
+import { toSourceTime } from '../changes/source-time';
 import { upsertPriceItems } from '../pricelists/pricelist.service';
 import { upsertPurchaseOrders } from '../purchase-orders/purchase-order.service';
 import { MAX_PRODUCTS_PER_REQUEST, productInput } from './product.input';
 
 export const productTable: TrackedTableSpec = { table: 'products', columns: [{ name: 'erp_id', sqlType: 'int' }] };
 
-export async function syncProducts(prisma: PrismaClient, records: readonly unknown[], context: string): Promise<SyncResultShape> {
+export async function syncProducts(
+  prisma: PrismaClient,
+  records: readonly unknown[],
+  context: string,
+  dryRun = false,
+): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, productInput, { argName: 'products', maxItems: MAX_PRODUCTS_PER_REQUEST });
-  const incoming = valid.map(({ value: { external_id, erp_id, pricelists: _prices, purchase_orders: _orders, ...fields } }) => ({
-    externalId: external_id,
-    columns: { erp_id },
-    fields,
-  }));
-  const priceItems = valid.flatMap(({ value }) =>
-    (value.pricelists ?? []).map((item) => ({ ...item, product_external_id: value.external_id })),
+  const incoming = valid.map(
+    ({ value: { external_id, erp_id, source_updated_at, pricelists: _prices, purchase_orders: _orders, ...fields } }) => ({
+      externalId: external_id,
+      columns: { erp_id },
+      fields,
+      sourceUpdatedAt: toSourceTime(source_updated_at),
+    }),
   );
-  const purchaseOrders = valid.flatMap(({ value }) => value.purchase_orders ?? []);
   // One transaction: a product and what was extracted from it are stored together or not at all.
-  const outcomes = await inTransaction(prisma, async (tx) => {
+  const reports = await inPushTransaction(prisma, dryRun, async (tx) => {
     const result = await upsertTracked(tx, productTable, incoming, context);
+    // A stale product brings no prices or purchase orders either: they are as old as it is.
+    const applied = valid.filter((_v, i) => result.outcomes[i] !== 'skipped');
+    const priceItems = applied.flatMap(({ value }) =>
+      (value.pricelists ?? []).map((item) => ({ ...item, product_external_id: value.external_id })),
+    );
     await upsertPriceItems(tx, priceItems);
-    await upsertPurchaseOrders(tx, purchaseOrders, context);
-    return result.outcomes;
+    await upsertPurchaseOrders(
+      tx,
+      applied.flatMap(({ value }) => value.purchase_orders ?? []),
+      context,
+    );
+    return result.reports;
   });
-  return syncResult(outcomes, errors);
+  const indexed = reports.map((r, i) => ({ ...r, index: valid[i]!.index, externalId: valid[i]!.value.external_id }));
+  return syncResult(indexed, errors, { argName: 'products', dryRun });
 }
 
 export type ProductFilter = {

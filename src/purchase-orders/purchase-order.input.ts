@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sourceUpdatedAtInput } from '../changes/source-time';
 
 export const MAX_PURCHASE_ORDERS_PER_REQUEST = 5000;
 
@@ -15,6 +16,8 @@ export const purchaseOrderLineInput = z.object({
 /** Named fields are checked; any other field is kept in `data` and diffed. */
 export const purchaseOrderInput = z.looseObject({
   external_id: externalId,
+  /** The ERP's write time: an older push than the stored one is skipped (ADR 0027). Not kept in data. */
+  source_updated_at: sourceUpdatedAtInput,
   erp_id: z.int32({ message: 'Must be an integer from -2147483648 to 2147483647' }).nullable().optional(),
   supplier_external_id: externalId,
   state: z.string().max(64).nullable().optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHANGE_LIST_RULES, batchAckRoute } from '../changes/tracked-routes';
+import { CHANGE_LIST_RULES, DRY_RUN_RULE, SOURCE_TIME_RULE, SYNC_RESULT_EXAMPLE, batchAckRoute } from '../changes/tracked-routes';
 import type { RestRoute } from '../rest/route-table';
 import { MAX_PURCHASE_ORDERS_PER_REQUEST, purchaseOrderInput } from './purchase-order.input';
 
@@ -23,9 +23,10 @@ export const purchaseOrderRoutes: RestRoute[] = [
       'The alternative to extraction: a product pushed to POST /api/v1/products may carry purchase_orders with the same shape, stored by the same service. ' +
       'external_id, supplier_external_id and lines ([{product_external_id, quantity, price}]) are required; erp_id, state and order_date (YYYY-MM-DD or ISO 8601) are optional; ' +
       'other fields are kept in data. Lines are complete: the lines sent replace the stored ones, and any line change is reported as "lines". ' +
-      'Bad records are listed in errors; the others are stored. Optional query parameter or body field context labels the change.',
+      'Bad records are listed in errors; the others are stored. Optional query parameter or body field context labels the change. ' +
+      `${SOURCE_TIME_RULE} ${DRY_RUN_RULE}`,
     singleItemArg: 'purchase_orders',
-    queryArgs: ['context'],
+    queryArgs: ['context', 'dry_run'],
     bodyLists: {
       purchase_orders: {
         maxItems: MAX_PURCHASE_ORDERS_PER_REQUEST,
@@ -37,7 +38,7 @@ export const purchaseOrderRoutes: RestRoute[] = [
     },
     example: {
       request: { purchase_orders: [exampleInput] },
-      response: { success: true, processed: 1, created: 1, updated: 0, errors: [] },
+      response: SYNC_RESULT_EXAMPLE,
     },
   },
   {
@@ -65,6 +66,7 @@ export const purchaseOrderRoutes: RestRoute[] = [
             data: { state: 'confirmed', order_date: '2026-11-20', lines: exampleInput.lines },
             updatedAt: '2026-11-22T08:30:00.000Z',
             revision: 3,
+            previous: { lines: [{ product_external_id: 'SKU-1001', quantity: 80, price: 3.1 }] },
           },
         ],
         meta: { total: 1, limit: 50, offset: 0 },
@@ -99,6 +101,7 @@ export const purchaseOrderRoutes: RestRoute[] = [
         isNew: false,
         changedFields: ['lines'],
         revision: 3,
+        previous: { lines: [{ product_external_id: 'SKU-1001', quantity: 80, price: 3.1 }] },
         createdAt: '2026-11-20T10:00:00.000Z',
         updatedAt: '2026-11-22T08:30:00.000Z',
         acknowledgedAt: '2026-11-21T16:00:00.000Z',

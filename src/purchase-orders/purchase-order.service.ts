@@ -3,7 +3,8 @@ import type { PageShape, SyncResultShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
 import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
-import { inTransaction, upsertTracked, type RecordOutcome, type TrackedTableSpec } from '../changes/tracked-sync';
+import { inPushTransaction, upsertTracked, type RecordReport, type TrackedTableSpec } from '../changes/tracked-sync';
+import { toSourceTime } from '../changes/source-time';
 import type { SqlRunner } from '../changes/tracked-table';
 import { MAX_PURCHASE_ORDERS_PER_REQUEST, purchaseOrderInput, type PurchaseOrderInput } from './purchase-order.input';
 
@@ -20,18 +21,15 @@ const purchaseOrderTable: TrackedTableSpec = {
  * product sync (which calls it inside its own transaction). A change to any line counts as
  * `lines`; the line records are rewritten only when the lines changed.
  */
-export async function upsertPurchaseOrders(
-  tx: SqlRunner,
-  orders: readonly PurchaseOrderInput[],
-  context: string,
-): Promise<RecordOutcome[]> {
-  const { outcomes, written } = await upsertTracked(
+export async function upsertPurchaseOrders(tx: SqlRunner, orders: readonly PurchaseOrderInput[], context: string): Promise<RecordReport[]> {
+  const { reports, written } = await upsertTracked(
     tx,
     purchaseOrderTable,
-    orders.map(({ external_id, erp_id, supplier_external_id, ...fields }) => ({
+    orders.map(({ external_id, erp_id, supplier_external_id, source_updated_at, ...fields }) => ({
       externalId: external_id,
       columns: { erp_id, supplier_external_id },
       fields,
+      sourceUpdatedAt: toSourceTime(source_updated_at),
     })),
     context,
   );
@@ -54,22 +52,28 @@ export async function upsertPurchaseOrders(
       );
     }
   }
-  return outcomes;
+  return reports;
 }
 
-export async function syncPurchaseOrders(prisma: PrismaClient, records: readonly unknown[], context: string): Promise<SyncResultShape> {
+export async function syncPurchaseOrders(
+  prisma: PrismaClient,
+  records: readonly unknown[],
+  context: string,
+  dryRun = false,
+): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, purchaseOrderInput, {
     argName: 'purchase_orders',
     maxItems: MAX_PURCHASE_ORDERS_PER_REQUEST,
   });
-  const outcomes = await inTransaction(prisma, (tx) =>
+  const reports = await inPushTransaction(prisma, dryRun, (tx) =>
     upsertPurchaseOrders(
       tx,
       valid.map((v) => v.value),
       context,
     ),
   );
-  return syncResult(outcomes, errors);
+  const indexed = reports.map((r, i) => ({ ...r, index: valid[i]!.index, externalId: valid[i]!.value.external_id }));
+  return syncResult(indexed, errors, { argName: 'purchase_orders', dryRun });
 }
 
 export function listUpdatedPurchaseOrders(prisma: PrismaClient, reader: string, args: PageArgs): Promise<PageShape<PurchaseOrder>> {

@@ -27,6 +27,8 @@ export function completeOutputSchemas(graphqlSchema: GraphQLSchema, schemas: Jso
 }
 
 function nullable(schema: Json): Json {
+  // A schema without a type (the JSON scalar) admits null already; OpenAPI 3.0 forbids nullable there.
+  if (schema.type === undefined && !schema.$ref && !schema.anyOf && !schema.allOf) return schema;
   // A reference cannot be made nullable in place (siblings of $ref are ignored): null is the other choice.
   if (schema.$ref) return { anyOf: [{ $ref: schema.$ref }, { type: 'object', nullable: true, enum: [null] }] };
   return { ...schema, nullable: true, ...(schema.enum ? { enum: [...schema.enum, null] } : {}) };

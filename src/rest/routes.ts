@@ -5,6 +5,7 @@ import { partnerRoutes } from '../partners/partner.routes';
 import { pricelistRoutes } from '../pricelists/pricelist.routes';
 import { purchaseOrderRoutes } from '../purchase-orders/purchase-order.routes';
 import { queueRoutes } from '../queue/queue.routes';
+import { reconciliationRoutes } from '../reconciliation/reconciliation.routes';
 import { saleOrderRoutes } from '../sale-orders/sale-order.routes';
 import { stockRoutes } from '../stocks/stock.routes';
 import { webhookRoutes } from '../webhooks/webhook.routes';
@@ -18,6 +19,7 @@ export const restRoutes: readonly RestRoute[] = [
   ...saleOrderRoutes,
   ...stockRoutes,
   ...purchaseOrderRoutes,
+  ...reconciliationRoutes,
   ...failureRoutes,
   ...queueRoutes,
   ...webhookRoutes,

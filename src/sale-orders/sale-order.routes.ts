@@ -39,6 +39,7 @@ export const saleOrderRoutes: RestRoute[] = trackedRoutes({
       data: { lines: [{ product_external_id: 'SKU-1001', quantity: 2 }] },
       updatedAt: '2026-11-22T08:30:00.000Z',
       revision: 3,
+      previous: null,
     },
   },
 });

@@ -3,7 +3,8 @@ import type { PageShape, SyncResultShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
 import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
-import { inTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
+import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
+import { toSourceTime } from '../changes/source-time';
 import { MAX_SALE_ORDERS_PER_REQUEST, saleOrderInput, type SaleOrderDirection } from './sale-order.input';
 
 const saleOrderTable: TrackedTableSpec = {
@@ -15,18 +16,25 @@ const saleOrderTable: TrackedTableSpec = {
   ],
 };
 
-export async function syncSaleOrders(prisma: PrismaClient, records: readonly unknown[], context: string): Promise<SyncResultShape> {
+export async function syncSaleOrders(
+  prisma: PrismaClient,
+  records: readonly unknown[],
+  context: string,
+  dryRun = false,
+): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, saleOrderInput, {
     argName: 'sale_orders',
     maxItems: MAX_SALE_ORDERS_PER_REQUEST,
   });
-  const incoming = valid.map(({ value: { external_id, erp_id, direction, partner_external_id, ...fields } }) => ({
+  const incoming = valid.map(({ value: { external_id, erp_id, direction, partner_external_id, source_updated_at, ...fields } }) => ({
     externalId: external_id,
     columns: { erp_id, direction, partner_external_id },
     fields,
+    sourceUpdatedAt: toSourceTime(source_updated_at),
   }));
-  const { outcomes } = await inTransaction(prisma, (tx) => upsertTracked(tx, saleOrderTable, incoming, context));
-  return syncResult(outcomes, errors);
+  const { reports } = await inPushTransaction(prisma, dryRun, (tx) => upsertTracked(tx, saleOrderTable, incoming, context));
+  const indexed = reports.map((r, i) => ({ ...r, index: valid[i]!.index, externalId: valid[i]!.value.external_id }));
+  return syncResult(indexed, errors, { argName: 'sale_orders', dryRun });
 }
 
 export type SaleOrderFilter = {

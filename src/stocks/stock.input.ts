@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sourceUpdatedAtInput } from '../changes/source-time';
 
 export const MAX_STOCKS_PER_REQUEST = 10_000;
 
@@ -12,6 +13,8 @@ export const stockInput = z.object({
   quantity: z.number({ message: 'Must be a number' }),
   purchase_price: price,
   suggested_sale_price: price,
+  /** The ERP's write time: an entry older than the stored one is skipped (ADR 0027). */
+  source_updated_at: sourceUpdatedAtInput,
 });
 
 export type StockInput = z.infer<typeof stockInput>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHANGE_LIST_RULES, batchAckRoute } from '../changes/tracked-routes';
+import { CHANGE_LIST_RULES, DRY_RUN_RULE, SOURCE_TIME_RULE, SYNC_RESULT_EXAMPLE, batchAckRoute } from '../changes/tracked-routes';
 import type { RestRoute } from '../rest/route-table';
 import { MAX_STOCKS_PER_REQUEST, stockInput } from './stock.input';
 
@@ -29,7 +29,9 @@ export const stockRoutes: RestRoute[] = [
       'quantity (number) is required, purchase_price and suggested_sale_price (numbers >= 0) are optional: left out keeps the stored value, null clears it. ' +
       'One set-based statement per request. isQuantityChanged becomes true when an entry is new or its quantity differs from the stored one; ' +
       'a price-only change updates the prices without flagging. created and updated count distinct entries; an identical entry is neither. ' +
-      'Bad entries are listed in errors ({index, external_id: null, field, message}); the others are stored.',
+      'Bad entries are listed in errors ({index, external_id: null, field, message, code}); the others are stored. ' +
+      `${SOURCE_TIME_RULE} ${DRY_RUN_RULE} An entry repeated in one list counts once, at its last position; a stock entry's external_id in records is "supplier_external_id/product_external_id".`,
+    queryArgs: ['dry_run'],
     bodyLists: {
       stocks: {
         maxItems: MAX_STOCKS_PER_REQUEST,
@@ -38,7 +40,7 @@ export const stockRoutes: RestRoute[] = [
     },
     example: {
       request: { stocks: [{ supplier_external_id: 'SUP-3', product_external_id: 'SKU-1001', quantity: 40, purchase_price: 3.1 }] },
-      response: { success: true, processed: 1, created: 0, updated: 1, errors: [] },
+      response: { ...SYNC_RESULT_EXAMPLE, created: 0, updated: 1 },
     },
   },
   {

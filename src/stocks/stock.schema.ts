@@ -76,6 +76,6 @@ registerTrackedOperations({
     listArg: 'stocks',
     maxItems: MAX_STOCKS_PER_REQUEST,
     withContext: false,
-    run: (prisma, records) => syncStocks(prisma, records),
+    run: (prisma, records, _context, dryRun) => syncStocks(prisma, records, dryRun),
   },
 });

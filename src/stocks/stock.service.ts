@@ -3,8 +3,9 @@ import { notFound } from '../errors/app-error';
 import type { PageShape, SyncResultShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
 import { changeListPage, fetchPage } from '../changes/pages';
-import { syncResult, validateBatch } from '../changes/tracked-service';
-import { inTransaction, type RecordOutcome } from '../changes/tracked-sync';
+import { syncResult, validateBatch, type IndexedReport } from '../changes/tracked-service';
+import { inPushTransaction } from '../changes/tracked-sync';
+import { isStale, toSourceTime } from '../changes/source-time';
 import type { SqlRunner } from '../changes/tracked-table';
 import { takeChangeClock } from '../changes/change-clock';
 import { MAX_STOCKS_PER_REQUEST, stockInput, type StockInput } from './stock.input';
@@ -13,45 +14,149 @@ import { MAX_STOCKS_PER_REQUEST, stockInput, type StockInput } from './stock.inp
  * Bulk upsert built for whole stock lists (SPEC 4.3 rule 5): one INSERT … ON CONFLICT per shape of
  * entry (which prices were sent; a whole list has one shape). Quantity changes bump the revision
  * and flag the entry (isQuantityChanged); price-only changes update without flagging; identical
- * entries are not touched at all.
+ * entries are not touched at all. An entry older (source_updated_at) than the stored one is
+ * skipped (ADR 0027); a dry run rolls everything back (ADR 0028).
  */
-export async function syncStocks(prisma: PrismaClient, records: readonly unknown[]): Promise<SyncResultShape> {
+export async function syncStocks(prisma: PrismaClient, records: readonly unknown[], dryRun = false): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, stockInput, { argName: 'stocks', maxItems: MAX_STOCKS_PER_REQUEST });
-  // Later entries for the same (supplier, product) win, field by field.
-  const byKey = new Map<string, StockInput>();
-  for (const { value } of valid) {
+  // Later entries for the same (supplier, product) win, field by field, unless older at the source.
+  const byKey = new Map<string, Keyed>();
+  const reports: IndexedReport[] = [];
+  for (const { index, value } of valid) {
     const k = `${value.supplier_external_id}\u0000${value.product_external_id}`;
     const earlier = byKey.get(k);
-    byKey.set(k, earlier ? { ...earlier, ...definedOnly(value) } : value);
+    const sent = toSourceTime(value.source_updated_at);
+    if (earlier && isStale(sent, earlier.sourceTime)) {
+      reports.push(skippedReport(index, value, sent!, earlier.sourceTime));
+      continue;
+    }
+    // The earlier entry is folded into this one: it counts once, at its last position.
+    if (earlier)
+      reports.push({ index: earlier.index, externalId: stockKey(earlier.entry), action: 'unchanged', changedFields: [], previous: {} });
+    const entry = earlier ? { ...earlier.entry, ...definedOnly(value) } : value;
+    byKey.set(k, { index, entry, sourceTime: latest(earlier?.sourceTime, sent) });
   }
-  const byShape = new Map<string, { shape: Shape; entries: StockInput[] }>();
-  // In key order, so that two lists written at once lock their common rows in the same order.
-  for (const key of [...byKey.keys()].sort()) {
-    const entry = byKey.get(key)!;
-    const shape = shapeOf(entry);
-    const group = byShape.get(shape.key);
-    if (group) group.entries.push(entry);
-    else byShape.set(shape.key, { shape, entries: [entry] });
-  }
-  let created = 0;
-  let written = 0;
+  const keyed = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
   // One transaction: a list is applied whole or not at all, even when it takes several statements.
-  if (byShape.size > 0) {
-    await inTransaction(prisma, async (tx) => {
+  if (keyed.length > 0) {
+    await inPushTransaction(prisma, dryRun, async (tx) => {
       const stamp = await takeChangeClock(tx, 'stocks');
+      // The clock serialises stock writers, so what is read here stays true until commit.
+      const needStored = dryRun || keyed.some((k) => k.sourceTime !== undefined);
+      const stored = needStored ? await storedStocks(tx, keyed) : new Map<string, StoredStock>();
+      const applied = keyed.filter((k) => {
+        const before = stored.get(stockKey(k.entry));
+        if (!isStale(k.sourceTime, before?.source_updated_at)) return true;
+        reports.push(skippedReport(k.index, k.entry, k.sourceTime!, before!.source_updated_at!));
+        return false;
+      });
+      // In key order, so that two lists written at once lock their common rows in the same order.
+      const byShape = new Map<string, { shape: Shape; entries: StockRow[] }>();
+      for (const { entry, sourceTime } of applied) {
+        const shape = shapeOf(entry);
+        const row = { ...entry, source_updated_at: sourceTime?.toISOString() ?? null };
+        const group = byShape.get(shape.key);
+        if (group) group.entries.push(row);
+        else byShape.set(shape.key, { shape, entries: [row] });
+      }
+      let created = 0;
+      let written = 0;
       for (const { shape, entries } of byShape.values()) {
         const counts = await upsertStocks(tx, shape, entries, stamp);
         created += counts.created;
         written += counts.written;
       }
+      await keepNewerSourceTimes(tx, applied);
+      if (needStored) reports.push(...applied.map((k) => stockReport(k, stored.get(stockKey(k.entry)))));
+      else reports.push(...countedReports(applied.length, created, written));
     });
   }
-  const outcomes: RecordOutcome[] = [
-    ...Array<RecordOutcome>(created).fill('created'),
-    ...Array<RecordOutcome>(written - created).fill('updated'),
-    ...Array<RecordOutcome>(valid.length - written).fill('unchanged'),
+  return syncResult(reports, errors, { argName: 'stocks', dryRun });
+}
+
+type Keyed = { index: number; entry: StockInput; sourceTime: Date | undefined };
+type StockRow = StockInput & { source_updated_at: string | null };
+type StoredStock = {
+  supplier_external_id: string;
+  product_external_id: string;
+  quantity: number;
+  purchase_price: number | null;
+  suggested_sale_price: number | null;
+  source_updated_at: Date | null;
+};
+
+const stockKey = (e: { supplier_external_id: string; product_external_id: string }) => `${e.supplier_external_id}/${e.product_external_id}`;
+const latest = (a: Date | undefined, b: Date | undefined) => (a === undefined || (b !== undefined && b > a) ? b : a);
+
+function skippedReport(index: number, entry: StockInput, sent: Date, stored: Date): IndexedReport {
+  return { index, externalId: stockKey(entry), action: 'skipped', changedFields: [], previous: null, stale: { sent, stored } };
+}
+
+async function storedStocks(tx: SqlRunner, keyed: readonly Keyed[]): Promise<Map<string, StoredStock>> {
+  const rows = await tx.$queryRawUnsafe<StoredStock[]>(
+    `SELECT t.supplier_external_id, t.product_external_id, t.quantity, t.purchase_price, t.suggested_sale_price, t.source_updated_at
+       FROM stocks t JOIN jsonb_to_recordset($1::jsonb) AS v(supplier_external_id text, product_external_id text)
+         ON t.supplier_external_id = v.supplier_external_id AND t.product_external_id = v.product_external_id`,
+    JSON.stringify(
+      keyed.map(({ entry }) => ({ supplier_external_id: entry.supplier_external_id, product_external_id: entry.product_external_id })),
+    ),
+  );
+  return new Map(rows.map((r) => [stockKey(r), r]));
+}
+
+/** What an entry does against the stored one: the per-record report of a dry run. */
+function stockReport({ index, entry }: Keyed, before: StoredStock | undefined): IndexedReport {
+  const externalId = stockKey(entry);
+  if (!before)
+    return {
+      index,
+      externalId,
+      action: 'created',
+      changedFields: Object.keys(definedOnly(entry)).filter(isStockField).sort(),
+      previous: null,
+    };
+  const changedFields = (['purchase_price', 'quantity', 'suggested_sale_price'] as const).filter(
+    (f) => entry[f] !== undefined && entry[f] !== before[f],
+  );
+  const previous = Object.fromEntries(changedFields.map((f) => [f, before[f]]));
+  return { index, externalId, action: changedFields.length > 0 ? 'updated' : 'unchanged', changedFields, previous };
+}
+
+const isStockField = (f: string) => f === 'quantity' || f === 'purchase_price' || f === 'suggested_sale_price';
+
+/** Without stored rows at hand (no source times, no dry run), the counts the upsert returned. */
+function countedReports(total: number, created: number, written: number): IndexedReport[] {
+  const report = (action: 'created' | 'updated' | 'unchanged'): IndexedReport => ({
+    index: -1,
+    externalId: null,
+    action,
+    changedFields: [],
+    previous: null,
+  });
+  return [
+    ...Array.from({ length: created }, () => report('created')),
+    ...Array.from({ length: written - created }, () => report('updated')),
+    ...Array.from({ length: total - written }, () => report('unchanged')),
   ];
-  return syncResult(outcomes, errors);
+}
+
+/** An entry whose values did not change still keeps a newer source time (ADR 0027). */
+async function keepNewerSourceTimes(tx: SqlRunner, applied: readonly Keyed[]): Promise<void> {
+  const timed = applied.filter((k) => k.sourceTime !== undefined);
+  if (timed.length === 0) return;
+  await tx.$executeRawUnsafe(
+    `UPDATE stocks AS t SET source_updated_at = v.source_updated_at
+       FROM jsonb_to_recordset($1::jsonb) AS v(supplier_external_id text, product_external_id text, source_updated_at timestamptz)
+      WHERE t.supplier_external_id = v.supplier_external_id AND t.product_external_id = v.product_external_id
+        AND t.source_updated_at IS DISTINCT FROM v.source_updated_at`,
+    JSON.stringify(
+      timed.map(({ entry, sourceTime }) => ({
+        supplier_external_id: entry.supplier_external_id,
+        product_external_id: entry.product_external_id,
+        source_updated_at: sourceTime!.toISOString(),
+      })),
+    ),
+  );
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {
@@ -67,12 +172,7 @@ function shapeOf(entry: StockInput): Shape {
   return { key: `${purchasePrice}/${suggestedSalePrice}`, purchasePrice, suggestedSalePrice };
 }
 
-async function upsertStocks(
-  tx: SqlRunner,
-  shape: Shape,
-  entries: StockInput[],
-  stamp: Date,
-): Promise<{ created: number; written: number }> {
+async function upsertStocks(tx: SqlRunner, shape: Shape, entries: StockRow[], stamp: Date): Promise<{ created: number; written: number }> {
   const qtyChanged = 't.quantity IS DISTINCT FROM EXCLUDED.quantity';
   // A price that was not sent keeps the stored one (and is NULL in a new entry).
   const prices = [
@@ -85,11 +185,13 @@ async function upsertStocks(
   const rows = await tx.$queryRawUnsafe<Array<{ created: number; written: number }>>(
     `WITH written AS (
        INSERT INTO stocks AS t (supplier_external_id, product_external_id, quantity, purchase_price, suggested_sale_price,
-                                revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at)
+                                revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at,
+                                source_updated_at)
        SELECT v.supplier_external_id, v.product_external_id, v.quantity, v.purchase_price, v.suggested_sale_price,
-              1, 0, '{"quantity":1}'::jsonb, ARRAY['quantity'], true, true, now(), $2::timestamptz
+              1, 0, '{"quantity":1}'::jsonb, ARRAY['quantity'], true, true, now(), $2::timestamptz, v.source_updated_at
          FROM jsonb_to_recordset($1::jsonb) AS v(supplier_external_id text, product_external_id text, quantity double precision,
-                                                 purchase_price double precision, suggested_sale_price double precision)
+                                                 purchase_price double precision, suggested_sale_price double precision,
+                                                 source_updated_at timestamptz)
        ON CONFLICT (supplier_external_id, product_external_id) DO UPDATE SET
           quantity = EXCLUDED.quantity,
           ${prices.map(([col, sent]) => `${col} = ${sent ? 'EXCLUDED' : 't'}.${col}`).join(',\n          ')},
@@ -98,7 +200,8 @@ async function upsertStocks(
           field_revisions = CASE WHEN ${qtyChanged} THEN jsonb_build_object('quantity', t.revision + 1) ELSE t.field_revisions END,
           pending = t.pending OR ${qtyChanged},
           changed_fields = CASE WHEN t.pending OR ${qtyChanged} THEN ARRAY['quantity'] ELSE ARRAY[]::text[] END,
-          updated_at = $2::timestamptz
+          updated_at = $2::timestamptz,
+          source_updated_at = GREATEST(t.source_updated_at, EXCLUDED.source_updated_at)
         WHERE ${anyChanged}
        RETURNING (t.xmax = 0) AS inserted
      )

@@ -180,9 +180,9 @@ describe.each(backends)('HTTP conventions on %s', (backend) => {
     expect(res.body.error.details).toEqual([
       { field: 'external_id', message: expect.stringMatching(/^Unknown query parameter; this route takes .*since/) },
     ]);
-    const post = await ctx.api.request('POST', '/api/v1/products?dry_run=true', { body: { products: [{ external_id: 'SKU-9' }] } });
+    const post = await ctx.api.request('POST', '/api/v1/products?preview=true', { body: { products: [{ external_id: 'SKU-9' }] } });
     expect(post.status).toBe(400);
-    expect(post.body.error.details).toEqual([expect.objectContaining({ field: 'dry_run' })]);
+    expect(post.body.error.details).toEqual([expect.objectContaining({ field: 'preview' })]);
     expect(await ctx.db.prisma.product.count({ where: { externalId: 'SKU-9' } })).toBe(0);
   });
 

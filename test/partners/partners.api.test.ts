@@ -19,13 +19,24 @@ describe.each(backends)('partners over REST on %s', (backend) => {
       { external_id: 'BILL', type: 'B', parent_external_id: 'ROOT' },
       { external_id: 'ROOT', type: 'B', erp_id: 1, name: 'Example Ltd' },
     ]);
-    expect(res.body).toEqual({ success: true, processed: 3, created: 3, updated: 0, errors: [] });
+    expect(res.body).toEqual({
+      success: true,
+      processed: 3,
+      created: 3,
+      updated: 0,
+      skipped: 0,
+      errors: [],
+      dryRun: false,
+      records: null,
+      recordsOmitted: null,
+    });
     const stored = await byExternalId();
     const list = await pending();
     const contact = list.payload.find((p: { externalId: string }) => p.externalId === 'CONTACT');
     expect(contact).toEqual({
       id: stored.get('CONTACT')!.id,
       revision: 1,
+      previous: null,
       externalId: 'CONTACT',
       erpId: null,
       isNew: true,
@@ -58,13 +69,14 @@ describe.each(backends)('partners over REST on %s', (backend) => {
     expect(res.body.success).toBe(false);
     expect(res.body.processed).toBe(1);
     expect(res.body.errors).toEqual([
-      { index: 1, external_id: 'BAD-TYPE', field: 'partners[1].type', message: expect.stringMatching(/B \(billing\)/) },
-      { index: 2, external_id: 'ORPHAN', field: 'partners[2].parent_external_id', message: 'unknown parent NOBODY' },
+      { index: 1, external_id: 'BAD-TYPE', field: 'partners[1].type', message: expect.stringMatching(/B \(billing\)/), code: 'INVALID' },
+      { index: 2, external_id: 'ORPHAN', field: 'partners[2].parent_external_id', message: 'unknown parent NOBODY', code: 'INVALID' },
       {
         index: 3,
         external_id: 'ORPHAN-CHILD',
         field: 'partners[3].parent_external_id',
         message: expect.stringMatching(/parent ORPHAN is rejected/),
+        code: 'INVALID',
       },
     ]);
     expect([...(await byExternalId()).keys()]).toEqual(['GOOD']);

@@ -21,7 +21,17 @@ describe.each(backends)('products over REST on %s', (backend) => {
         },
       });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ success: true, processed: 2, created: 2, updated: 0, errors: [] });
+      expect(res.body).toEqual({
+        success: true,
+        processed: 2,
+        created: 2,
+        updated: 0,
+        skipped: 0,
+        errors: [],
+        dryRun: false,
+        records: null,
+        recordsOmitted: null,
+      });
 
       const list = await pending();
       expect(list.meta).toEqual({ total: 2, limit: 50, offset: 0 });
@@ -29,6 +39,7 @@ describe.each(backends)('products over REST on %s', (backend) => {
       expect(p1).toEqual({
         id: expect.any(Number),
         revision: 1,
+        previous: null,
         externalId: 'P1',
         erpId: 11,
         isNew: true,
@@ -42,7 +53,17 @@ describe.each(backends)('products over REST on %s', (backend) => {
 
     it('accepts a single product object as the body', async () => {
       const res = await ctx.api.request('POST', '/api/v1/products', { body: { external_id: 'S1', name: 'Solo' } });
-      expect(res.body).toEqual({ success: true, processed: 1, created: 1, updated: 0, errors: [] });
+      expect(res.body).toEqual({
+        success: true,
+        processed: 1,
+        created: 1,
+        updated: 0,
+        skipped: 0,
+        errors: [],
+        dryRun: false,
+        records: null,
+        recordsOmitted: null,
+      });
       expect((await pending()).payload[0]).toMatchObject({ externalId: 'S1', data: { name: 'Solo' } });
     });
 
@@ -70,11 +91,11 @@ describe.each(backends)('products over REST on %s', (backend) => {
       expect(res.body.created).toBe(2);
       expect(res.body.errors).toEqual(
         expect.arrayContaining([
-          { index: 1, external_id: 'B1', field: 'products[1].price', message: expect.any(String) },
-          { index: 2, external_id: null, field: 'products[2].external_id', message: expect.any(String) },
-          { index: 3, external_id: null, field: 'products[3]', message: expect.any(String) },
-          { index: 4, external_id: 'B2', field: 'products[4].erp_id', message: expect.any(String) },
-          { index: 4, external_id: 'B2', field: 'products[4].name', message: expect.any(String) },
+          { index: 1, external_id: 'B1', field: 'products[1].price', message: expect.any(String), code: 'INVALID' },
+          { index: 2, external_id: null, field: 'products[2].external_id', message: expect.any(String), code: 'INVALID' },
+          { index: 3, external_id: null, field: 'products[3]', message: expect.any(String), code: 'INVALID' },
+          { index: 4, external_id: 'B2', field: 'products[4].erp_id', message: expect.any(String), code: 'INVALID' },
+          { index: 4, external_id: 'B2', field: 'products[4].name', message: expect.any(String), code: 'INVALID' },
         ]),
       );
       expect(res.body.errors).toHaveLength(5);
@@ -88,7 +109,17 @@ describe.each(backends)('products over REST on %s', (backend) => {
       await ctx.api.request('DELETE', `/api/v1/updated-products/${record.id}`);
 
       const again = await ctx.api.request('POST', '/api/v1/products', { body: { products: [{ ...product, tags: ['a', { b: 1 }] }] } });
-      expect(again.body).toEqual({ success: true, processed: 1, created: 0, updated: 0, errors: [] });
+      expect(again.body).toEqual({
+        success: true,
+        processed: 1,
+        created: 0,
+        updated: 0,
+        skipped: 0,
+        errors: [],
+        dryRun: false,
+        records: null,
+        recordsOmitted: null,
+      });
       expect((await pending()).meta.total).toBe(0);
     });
 

@@ -33,11 +33,22 @@ describe.each(backends)('purchase orders over REST on %s', (backend) => {
         { state: 'draft', order_date: '2026-11-20', erp_id: 77 },
       ),
     });
-    expect(res.body).toEqual({ success: true, processed: 1, created: 1, updated: 0, errors: [] });
+    expect(res.body).toEqual({
+      success: true,
+      processed: 1,
+      created: 1,
+      updated: 0,
+      skipped: 0,
+      errors: [],
+      dryRun: false,
+      records: null,
+      recordsOmitted: null,
+    });
     const [record] = (await updated()).payload;
     expect(record).toEqual({
       id: expect.any(Number),
       revision: 1,
+      previous: null,
       externalId: 'PO-1',
       erpId: 77,
       supplierExternalId: 'SUP-1',

@@ -203,6 +203,18 @@ export function routeCases(f: Fixtures): Record<string, RouteCases> {
         409: () => ({ method: 'POST', path: `/api/v1/updates/product/${f.products[3]}/ack`, token: f.other }),
       },
     },
+    'POST /api/v1/resync': {
+      success: () => ({ method: 'POST', path: '/api/v1/resync', token: f.admin, body: { entity_type: 'product', external_ids: ['OA-0'] } }),
+      errors: { 403: () => ({ method: 'POST', path: '/api/v1/resync', body: { entity_type: 'product' } }) },
+    },
+    'GET /api/v1/reconciliation': { success: () => ({ method: 'GET', path: '/api/v1/reconciliation' }) },
+    'POST /api/v1/reconciliation/{entityType}': {
+      success: () => ({
+        method: 'POST',
+        path: '/api/v1/reconciliation/product',
+        body: { items: [{ external_id: 'OA-0', digest: '0'.repeat(64) }] },
+      }),
+    },
     'GET /api/v1/outbound-queue/stats': { success: () => ({ method: 'GET', path: '/api/v1/outbound-queue/stats' }) },
     'GET /api/v1/outbound-queue': { success: () => ({ method: 'GET', path: '/api/v1/outbound-queue?status=failed' }) },
     'POST /api/v1/outbound-queue/{id}/retry': {

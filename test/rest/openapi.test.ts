@@ -50,6 +50,7 @@ describe('OpenAPI document', () => {
     const sync = doc.paths['/api/v1/products'].post;
     expect(sync.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual([
       'context',
+      'dry_run',
       '#/components/parameters/RequestId',
       '#/components/parameters/IdempotencyKey',
     ]);
@@ -77,7 +78,7 @@ describe('OpenAPI document', () => {
     const page = doc.components.schemas[list.responses['200'].content['application/json'].schema.$ref.split('/').pop()];
     const record = doc.components.schemas[page.properties.payload.items.$ref.split('/').pop()];
     expect(Object.keys(record.properties).sort()).toEqual(
-      ['changedFields', 'context', 'data', 'erpId', 'externalId', 'id', 'isNew', 'revision', 'updatedAt'].sort(),
+      ['changedFields', 'context', 'data', 'erpId', 'externalId', 'id', 'isNew', 'previous', 'revision', 'updatedAt'].sort(),
     );
   });
 

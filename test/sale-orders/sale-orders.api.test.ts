@@ -20,7 +20,17 @@ describe.each(backends)('sale orders over REST on %s', (backend) => {
         note: 'rush',
       },
     });
-    expect(single.body).toEqual({ success: true, processed: 1, created: 1, updated: 0, errors: [] });
+    expect(single.body).toEqual({
+      success: true,
+      processed: 1,
+      created: 1,
+      updated: 0,
+      skipped: 0,
+      errors: [],
+      dryRun: false,
+      records: null,
+      recordsOmitted: null,
+    });
     const batch = await ctx.api.request('POST', '/api/v1/sale-orders', {
       body: { sale_orders: [{ external_id: 'SO-2', direction: 'outbound' }] },
     });
@@ -31,6 +41,7 @@ describe.each(backends)('sale orders over REST on %s', (backend) => {
     expect(list.payload[0]).toEqual({
       id: expect.any(Number),
       revision: 1,
+      previous: null,
       externalId: 'SO-1',
       erpId: 501,
       direction: 'inbound',

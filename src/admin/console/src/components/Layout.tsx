@@ -9,6 +9,7 @@ const NAV: Array<[string, string]> = [
   ['/admin/failures', 'Failures'],
   ['/admin/queue', 'Queue'],
   ['/admin/webhooks', 'Webhooks'],
+  ['/admin/reconciliation', 'Reconciliation'],
   ['/admin/tokens', 'API tokens'],
   ['/admin/accounts', 'Accounts'],
 ];

@@ -1,0 +1,196 @@
+import { createHash } from 'node:crypto';
+import { canonicalize } from 'json-canonicalize';
+import type { PrismaClient } from '../generated/prisma/client';
+import { AppError, validationFailed, type ErrorDetail } from '../errors/app-error';
+import { replayRows } from '../changes/resync';
+import { inTransaction } from '../changes/tracked-sync';
+import { DIGESTED_TYPES, ENTITY_TABLES, ENTITY_TYPES, entityTypeOf } from './entity-types';
+import { selectionOf } from './resync.service';
+
+export const MAX_RECONCILE_ITEMS = 10_000;
+const DIGEST = /^[0-9a-f]{64}$/i;
+
+/**
+ * The digest of a record's data (ADR 0029): SHA-256, as 64 lower-case hex digits, of the UTF-8
+ * bytes of the RFC 8785 (JCS) canonical JSON of the `data` object as the change list showed it.
+ */
+export function dataDigest(data: unknown): string {
+  return createHash('sha256').update(canonicalize(data), 'utf8').digest('hex');
+}
+
+export type EntitySummary = {
+  entityType: string;
+  records: number;
+  pending: number;
+  neverAcknowledged: number;
+  oldestPendingAt: Date | null;
+  oldestPendingAgeSeconds: number | null;
+  lastPushAt: Date | null;
+  lastAcknowledgedAt: Date | null;
+};
+
+/** Per entity type, the state of the feed: one aggregate per table, all in one statement. */
+export async function reconciliationSummary(prisma: PrismaClient, now = new Date()): Promise<{ entities: EntitySummary[] }> {
+  const rows = await prisma.$queryRawUnsafe<
+    Array<{
+      entity_type: string;
+      records: number;
+      pending: number;
+      never: number;
+      oldest: Date | null;
+      last_push: Date | null;
+      last_ack: Date | null;
+    }>
+  >(
+    ENTITY_TYPES.map(
+      (type) => `SELECT '${type}' AS entity_type, count(*)::int AS records, (count(*) FILTER (WHERE pending))::int AS pending,
+                        (count(*) FILTER (WHERE acked_revision = 0))::int AS never, min(updated_at) FILTER (WHERE pending) AS oldest,
+                        max(updated_at) AS last_push, max(acknowledged_at) AS last_ack FROM "${ENTITY_TABLES[type]}"`,
+    ).join(' UNION ALL '),
+  );
+  return {
+    entities: rows.map((r) => ({
+      entityType: r.entity_type,
+      records: r.records,
+      pending: r.pending,
+      neverAcknowledged: r.never,
+      oldestPendingAt: r.oldest,
+      oldestPendingAgeSeconds: r.oldest ? Math.max(0, Math.floor((now.getTime() - r.oldest.getTime()) / 1000)) : null,
+      lastPushAt: r.last_push,
+      lastAcknowledgedAt: r.last_ack,
+    })),
+  };
+}
+
+export type ReconcileItem = { external_id: string; digest: string; field_digests?: unknown };
+
+export type ReconcileRequest = {
+  items: readonly ReconcileItem[];
+  after?: string | null;
+  to?: string | null;
+  to_end?: boolean | null;
+  resync?: boolean | null;
+};
+
+export type ReconcileResult = {
+  compared: number;
+  missing: string[];
+  extra: string[];
+  mismatched: Array<{ external_id: string; fields: string[] | null }>;
+  pending: string[];
+  resynced: number | null;
+};
+
+/**
+ * Compares the webshop's view of one entity type with the middleware's (ADR 0029). missing:
+ * acknowledged at least once here, in the range of external ids this call covers (byte order: after
+ * `after`, else from the lowest id sent; up to `to`, else the highest sent, or without end with
+ * to_end), but not sent; extra: sent but unknown here; mismatched: acknowledged
+ * and not pending here, but the digest differs; pending: records with changes still to deliver,
+ * not compared (their data is newer than what the webshop acknowledged). `resync` marks the
+ * missing and mismatched ones pending again in the same call.
+ */
+export async function reconcile(prisma: PrismaClient, entityTypeName: string, request: ReconcileRequest): Promise<ReconcileResult> {
+  const entityType = entityTypeOf(entityTypeName, 'entityType', DIGESTED_TYPES);
+  const table = ENTITY_TABLES[entityType];
+  const items = checkItems(request.items);
+  const sent = new Map(items.map((i) => [i.external_id, i]));
+  const ids = [...sent.keys()];
+  const sorted = [...ids].sort(compareBytes);
+  const lower = request.after != null ? `external_id COLLATE "C" > $2` : `external_id COLLATE "C" >= $2`;
+  const from = request.after ?? sorted[0]!;
+  const to = request.to_end ? null : (request.to ?? sorted[sorted.length - 1]!);
+  if (request.to_end && request.to != null) throw validationFailed([{ field: 'to_end', message: 'Give to or to_end, not both' }]);
+  if (to !== null && compareBytes(from, to) > 0) throw validationFailed([{ field: 'after', message: 'Must be before to' }]);
+  const [stored, absent] = await Promise.all([
+    prisma.$queryRawUnsafe<Array<{ external_id: string; data: Record<string, unknown>; pending: boolean }>>(
+      `SELECT external_id, data, pending FROM "${table}" WHERE external_id IN (SELECT jsonb_array_elements_text($1::jsonb))`,
+      JSON.stringify(ids),
+    ),
+    prisma.$queryRawUnsafe<Array<{ external_id: string }>>(
+      `SELECT external_id FROM "${table}"
+        WHERE acked_revision > 0 AND ${lower} AND ($3::text IS NULL OR external_id COLLATE "C" <= $3)
+          AND external_id NOT IN (SELECT jsonb_array_elements_text($1::jsonb))
+        ORDER BY external_id COLLATE "C" LIMIT ${MAX_RECONCILE_ITEMS}`,
+      JSON.stringify(ids),
+      from,
+      to,
+    ),
+  ]);
+  const known = new Set(stored.map((r) => r.external_id));
+  const result: ReconcileResult = {
+    compared: 0,
+    missing: absent.map((r) => r.external_id),
+    extra: ids.filter((id) => !known.has(id)),
+    mismatched: [],
+    pending: [],
+    resynced: null,
+  };
+  for (const row of stored) {
+    if (row.pending) {
+      result.pending.push(row.external_id);
+      continue;
+    }
+    result.compared++;
+    const item = sent.get(row.external_id)!;
+    if (dataDigest(row.data) === item.digest.toLowerCase()) continue;
+    result.mismatched.push({
+      external_id: row.external_id,
+      fields: item.field_digests ? differingFields(row.data, item.field_digests as Record<string, unknown>) : null,
+    });
+  }
+  result.mismatched.sort((a, b) => compareBytes(a.external_id, b.external_id));
+  result.pending.sort(compareBytes);
+  if (request.resync) {
+    const replay = [...result.missing, ...result.mismatched.map((m) => m.external_id)];
+    const selection = selectionOf(entityType, { external_ids: replay });
+    result.resynced = replay.length === 0 ? 0 : await inTransaction(prisma, (tx) => replayRows(tx, table, selection));
+  }
+  return result;
+}
+
+function checkItems(items: readonly ReconcileItem[]): readonly ReconcileItem[] {
+  if (items.length > MAX_RECONCILE_ITEMS) {
+    throw new AppError('PAYLOAD_TOO_LARGE', `At most ${MAX_RECONCILE_ITEMS} items per request; got ${items.length}`, [
+      { field: 'items', message: `At most ${MAX_RECONCILE_ITEMS} items` },
+    ]);
+  }
+  const details: ErrorDetail[] = [];
+  if (items.length === 0) details.push({ field: 'items', message: 'Must list at least one item' });
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    if (!DIGEST.test(item.digest))
+      details.push({ field: `items[${i}].digest`, message: 'Must be a SHA-256 digest: 64 hexadecimal digits' });
+    if (seen.has(item.external_id)) details.push({ field: `items[${i}].external_id`, message: 'Listed twice' });
+    seen.add(item.external_id);
+    const digests = item.field_digests;
+    if (digests != null && (typeof digests !== 'object' || Array.isArray(digests))) {
+      details.push({ field: `items[${i}].field_digests`, message: 'Must be an object {field: digest}' });
+      return;
+    }
+    for (const [name, digest] of Object.entries(digests ?? {})) {
+      if (typeof digest !== 'string' || !DIGEST.test(digest)) {
+        details.push({ field: `items[${i}].field_digests.${name}`, message: 'Must be a SHA-256 digest: 64 hexadecimal digits' });
+      }
+    }
+  });
+  if (details.length > 0) throw validationFailed(details);
+  return items;
+}
+
+/** Fields whose digest (of the field's value alone) differs, or that only one side has. */
+function differingFields(data: Record<string, unknown>, digests: Record<string, unknown>): string[] {
+  const names = new Set([...Object.keys(data), ...Object.keys(digests)]);
+  return [...names]
+    .filter((name) => {
+      const theirs = digests[name];
+      if (!Object.hasOwn(data, name) || typeof theirs !== 'string') return true;
+      return dataDigest(data[name]) !== theirs.toLowerCase();
+    })
+    .sort();
+}
+
+/** Byte order of the UTF-8 text (PostgreSQL's COLLATE "C"), not JavaScript's UTF-16 order. */
+function compareBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}

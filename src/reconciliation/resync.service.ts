@@ -1,0 +1,67 @@
+import type { PrismaClient } from '../generated/prisma/client';
+import { AppError, validationFailed, type ErrorDetail } from '../errors/app-error';
+import { countRows, replayRows, type ResyncSelection } from '../changes/resync';
+import { inTransaction } from '../changes/tracked-sync';
+import { ENTITY_TABLES, entityTypeOf, type EntityType } from './entity-types';
+
+export const MAX_RESYNC_IDS = 10_000;
+const PARTNER_TYPES = ['B', 'C', 'D', 'O'];
+const DIRECTIONS = ['inbound', 'outbound'];
+
+export type ResyncRequest = {
+  entity_type: string;
+  external_ids?: readonly string[] | null;
+  since?: Date | null;
+  until?: Date | null;
+  partner_type?: string | null;
+  direction?: string | null;
+};
+
+/**
+ * Marks every matching record pending again with all its fields in changedFields (ADR 0029):
+ * one statement per entity type, in one transaction. Stock entries and price items match
+ * external_ids by their product_external_id. `preview` counts without writing.
+ */
+export async function resync(prisma: PrismaClient, request: ResyncRequest, preview = false): Promise<{ resynced: number }> {
+  const entityType = entityTypeOf(request.entity_type, 'entity_type');
+  const selection = selectionOf(entityType, request);
+  const table = ENTITY_TABLES[entityType];
+  if (preview) return { resynced: await countRows(prisma, table, selection) };
+  return { resynced: await inTransaction(prisma, (tx) => replayRows(tx, table, selection)) };
+}
+
+export function selectionOf(entityType: EntityType, request: Omit<ResyncRequest, 'entity_type'>): ResyncSelection {
+  const details: ErrorDetail[] = [];
+  const conditions: string[] = ['true'];
+  const params: unknown[] = [];
+  const add = (sql: (n: number) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(sql(params.length));
+  };
+  const ids = request.external_ids;
+  if (ids != null) {
+    if (ids.length > MAX_RESYNC_IDS) {
+      throw new AppError('PAYLOAD_TOO_LARGE', `At most ${MAX_RESYNC_IDS} external_ids per request; got ${ids.length}`, [
+        { field: 'external_ids', message: `At most ${MAX_RESYNC_IDS} items` },
+      ]);
+    }
+    if (ids.length === 0) details.push({ field: 'external_ids', message: 'Must list at least one id (leave it out for all records)' });
+    const column = entityType === 'stock' || entityType === 'price_item' ? 'product_external_id' : 'external_id';
+    add((n) => `t.${column} IN (SELECT jsonb_array_elements_text($${n}::jsonb))`, JSON.stringify(ids));
+  }
+  if (request.since && request.until && request.since > request.until) details.push({ field: 'since', message: 'Must not be after until' });
+  if (request.since) add((n) => `t.updated_at >= $${n}::timestamptz`, request.since.toISOString());
+  if (request.until) add((n) => `t.updated_at <= $${n}::timestamptz`, request.until.toISOString());
+  if (request.partner_type != null) {
+    if (entityType !== 'partner') details.push({ field: 'partner_type', message: 'Only with entity_type partner' });
+    else if (!PARTNER_TYPES.includes(request.partner_type)) details.push({ field: 'partner_type', message: 'Must be one of B, C, D, O' });
+    else add((n) => `t.type = $${n}`, request.partner_type);
+  }
+  if (request.direction != null) {
+    if (entityType !== 'sale_order') details.push({ field: 'direction', message: 'Only with entity_type sale_order' });
+    else if (!DIRECTIONS.includes(request.direction)) details.push({ field: 'direction', message: 'Must be inbound or outbound' });
+    else add((n) => `t.direction = $${n}`, request.direction);
+  }
+  if (details.length > 0) throw validationFailed(details);
+  return { where: conditions.join(' AND '), params };
+}

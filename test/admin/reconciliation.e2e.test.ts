@@ -1,0 +1,89 @@
+/**
+ * The console's reconciliation page end to end in Debian's Chromium (as console.e2e.test.ts):
+ * the per-entity table, and a resync with its count preview and confirmation (ADR 0029).
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CONSOLE_BUILD_DIR } from '../../src/admin/console.plugin';
+import { createAdminAccount } from '../../src/accounts/account.service';
+import { openTestDatabase, type TestDatabase } from '../support/database';
+import { startTestServer, type TestServer } from '../support/http';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ADMIN = { email: 'recon@example.com', password: 'correct horse battery staple' };
+
+jest.setTimeout(120_000);
+
+describe('console reconciliation page in Chromium', () => {
+  let db: TestDatabase;
+  let api: TestServer;
+  let browser: Browser;
+  let page: Page;
+  const dialogs: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(path.join(CONSOLE_BUILD_DIR, 'index.html'))) throw new Error('dist/console is not built: run `npm run build:console`');
+    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+    db = await openTestDatabase('pglite');
+    api = await startTestServer(db);
+    await createAdminAccount(db.prisma, ADMIN);
+    await api.request('POST', '/api/v1/products', {
+      body: { products: ['R-1', 'R-2', 'R-3'].map((external_id) => ({ external_id, name: external_id })) },
+    });
+    const listed = await api.request('GET', '/api/v1/updated-products');
+    await api.request('POST', '/api/v1/updated-products/batch-delete', {
+      body: { ids: listed.body.payload.map((p: { id: number }) => p.id) },
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.accept();
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+    await db?.close();
+  });
+
+  it('shows the per-entity table and resyncs after a count preview and a confirmation', async () => {
+    await page.goto(`${api.url}/admin/`);
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Reconciliation' }).click();
+    await page.getByRole('heading', { name: 'Reconciliation' }).waitFor();
+    const products = page.locator('[data-testid="reconciliation-table"] tr[data-entity="product"]');
+    await products.locator('td').nth(1).filter({ hasText: '3' }).waitFor();
+    expect(await page.getByTestId('pending-product').textContent()).toBe('0');
+    expect(await page.locator('[data-testid="reconciliation-table"] tbody tr').count()).toBe(6);
+
+    await page.getByLabel('External ids').fill('R-1, R-3');
+    await page.getByRole('button', { name: 'Count' }).click();
+    await page.getByTestId('resync-preview').filter({ hasText: '2 product record(s) match' }).waitFor();
+    // The preview changed nothing.
+    expect((await api.request('GET', '/api/v1/updated-products')).body.meta.total).toBe(0);
+
+    await page.getByRole('button', { name: 'Resync 2' }).click();
+    await page.getByRole('status').filter({ hasText: '2 record(s) resynced' }).waitFor();
+    expect(dialogs).toEqual([expect.stringContaining('Resync 2 product record(s)?')]);
+    await page.getByTestId('pending-product').filter({ hasText: '2' }).waitFor();
+    const pending = (await api.request('GET', '/api/v1/updated-products')).body.payload;
+    expect(pending.map((p: { externalId: string }) => p.externalId).sort()).toEqual(['R-1', 'R-3']);
+  });
+});
