@@ -4,7 +4,8 @@ import { databaseOutage, describeDatabaseError } from '../errors/database-errors
 import type { PrismaClient } from '../generated/prisma/client';
 import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../webhooks/secret-box';
-import { deliver, eventBody, signatureHeaders } from './delivery';
+import { attemptDelivery, eventBody, signatureHeaders } from './delivery';
+import { ATTEMPT_BODY_EXCERPT_BYTES, attemptLogEntry, undeliverableEntry, type AttemptLogEntry } from './attempt-log';
 import { nextStep, type AttemptOutcome } from './schedule';
 import { listenForQueueWork, type QueueListener } from './queue-listener';
 import { claimDueItems, extendLeases, recordResults, type AttemptResult, type ClaimedItem } from './worker-statements';
@@ -124,14 +125,25 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   async function attempt(item: ClaimedItem, token: string): Promise<AttemptResult> {
+    const startedAt = clock();
     let outcome: AttemptOutcome;
-    if (item.url === null || item.secret_encrypted === null)
-      outcome = { ok: false, statusCode: 410, error: 'webhook configuration removed' };
-    else if (!item.active) outcome = { ok: false, statusCode: 410, error: 'webhook configuration disabled' };
-    else {
+    let log: AttemptLogEntry;
+    if (item.url === null || item.secret_encrypted === null || !item.active) {
+      const error =
+        item.url === null || item.secret_encrypted === null ? 'webhook configuration removed' : 'webhook configuration disabled';
+      outcome = { ok: false, statusCode: 410, error };
+      log = undeliverableEntry(item.attempts, startedAt, error);
+    } else {
       const body = eventBody(item.payload);
-      const headers = signatureHeaders(secretOf(item.secret_encrypted), item.message_id, Math.floor(clock().getTime() / 1000), body);
-      outcome = await deliver(item.url, body, headers, { timeoutMs: options.timeoutMs, now: clock });
+      const headers = signatureHeaders(secretOf(item.secret_encrypted), item.message_id, Math.floor(startedAt.getTime() / 1000), body);
+      const result = await attemptDelivery(item.url, body, headers, {
+        timeoutMs: options.timeoutMs,
+        now: clock,
+        excerptBytes: ATTEMPT_BODY_EXCERPT_BYTES,
+      });
+      log = attemptLogEntry(item.attempts, startedAt, result);
+      const { durationMs: _duration, bodyExcerpt: _excerpt, retryAfter: _retryAfter, ...rest } = result;
+      outcome = rest;
     }
     const now = clock();
     const step = nextStep(
@@ -140,6 +152,7 @@ export function createWorker(options: WorkerOptions): Worker {
       now,
     );
     return {
+      ...log,
       id: item.id,
       lease_token: token,
       status: step.status,
