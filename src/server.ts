@@ -44,7 +44,15 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       ? undefined
       : config.databaseUrl
         ? startWorkerThread({ config, encryptionKey, events, logger, onAttempt: metrics.deliveryAttempt })
-        : createWorker({ prisma: db.prisma, secrets, logger, events, leaseMs: config.workerLeaseMs, onAttempt: metrics.deliveryAttempt });
+        : createWorker({
+            prisma: db.prisma,
+            secrets,
+            logger,
+            events,
+            leaseMs: config.workerLeaseMs,
+            retention: config.retention,
+            onAttempt: metrics.deliveryAttempt,
+          });
     const redisChecks = [limiterRedis ? redisHealth([limiterRedis]) : undefined, events.redis].filter((c) => c !== undefined);
     const readiness = createReadiness({
       prisma: db.prisma,
@@ -107,7 +115,14 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
 export async function startWorker(config: AppConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
   const db = await openStore(config, logger, { listen: false, poolSize: config.databasePool.workerSize });
   const secrets = createSecretBox(await loadEncryptionKey(config));
-  const worker = createWorker({ prisma: db.prisma, secrets, logger, databaseUrl: config.databaseUrl, leaseMs: config.workerLeaseMs });
+  const worker = createWorker({
+    prisma: db.prisma,
+    secrets,
+    logger,
+    databaseUrl: config.databaseUrl,
+    leaseMs: config.workerLeaseMs,
+    retention: config.retention,
+  });
   worker.start();
   logger.info({ backend: db.backend, location: db.location }, 'sync-gateway worker running');
   return {

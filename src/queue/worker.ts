@@ -8,6 +8,7 @@ import { attemptDelivery, eventBody, signatureHeaders } from './delivery';
 import { ATTEMPT_BODY_EXCERPT_BYTES, attemptLogEntry, undeliverableEntry, type AttemptLogEntry } from './attempt-log';
 import { nextStep, type AttemptOutcome } from './schedule';
 import { listenForQueueWork, type QueueListener } from './queue-listener';
+import { pruneExpired, startRetentionRuns, type PruneResult, type RetentionRuns, type RetentionSettings } from './retention';
 import { claimDueItems, extendLeases, recordResults, type AttemptResult, type ClaimedItem } from './worker-statements';
 
 export type WorkerOptions = {
@@ -38,6 +39,8 @@ export type WorkerOptions = {
   onClaim?: () => void;
   /** Counts attempts by outcome (Prometheus). */
   onAttempt?: (outcome: 'completed' | 'retry' | 'failed') => void;
+  /** Prunes finished records while running (ADR 0021); without it nothing is pruned. */
+  retention?: RetentionSettings;
 };
 
 /** Short enough that a dead worker's deliveries are taken over within seconds; renewed while alive. */
@@ -53,6 +56,8 @@ export type Worker = {
   stop(): Promise<void>;
   /** Claims and delivers one batch of due items; returns how many it handled. */
   runOnce(): Promise<number>;
+  /** One retention run at the worker's clock (what the running worker does every `retention.intervalMs`). */
+  prune(): Promise<PruneResult>;
 };
 
 /**
@@ -90,6 +95,7 @@ export function createWorker(options: WorkerOptions): Worker {
   let renewal: NodeJS.Timeout | undefined;
   const unwritten: AttemptResult[] = [];
   let writing: Promise<void> | undefined;
+  let retentionRuns: RetentionRuns | undefined;
 
   /** Claims due items together with their configuration (null when it was removed). */
   async function claim(limit: number): Promise<{ token: string; items: ClaimedItem[] }> {
@@ -142,8 +148,7 @@ export function createWorker(options: WorkerOptions): Worker {
         excerptBytes: ATTEMPT_BODY_EXCERPT_BYTES,
       });
       log = attemptLogEntry(item.attempts, startedAt, result);
-      const { durationMs: _duration, bodyExcerpt: _excerpt, retryAfter: _retryAfter, ...rest } = result;
-      outcome = rest;
+      outcome = result;
     }
     const now = clock();
     const step = nextStep(
@@ -211,6 +216,12 @@ export function createWorker(options: WorkerOptions): Worker {
     })();
   }
 
+  function prune(): Promise<PruneResult> {
+    const retention = options.retention;
+    if (!retention) return Promise.resolve({ completedItems: 0, resolvedFailures: 0, finished: true });
+    return pruneExpired(prisma, retention, { now: clock(), batchSize: retention.batchSize, timeLimitMs: retention.timeLimitMs });
+  }
+
   async function runOnce(): Promise<number> {
     const { token, items } = await claim(batchSize);
     if (items.length === 0) return 0;
@@ -271,6 +282,7 @@ export function createWorker(options: WorkerOptions): Worker {
 
   return {
     runOnce,
+    prune,
     pollIntervalMs,
     lastClaimAt: () => (running ? lastClaimAt : undefined),
     lastClaimError: () => lastClaimError,
@@ -287,6 +299,10 @@ export function createWorker(options: WorkerOptions): Worker {
         Math.max(100, Math.floor(leaseMs / 3)),
       );
       loop = run();
+      if (options.retention) {
+        const { intervalMs } = options.retention;
+        retentionRuns = startRetentionRuns(prune, { logger, ...(intervalMs !== undefined ? { intervalMs } : {}) });
+      }
     },
     async stop() {
       running = false;
@@ -298,6 +314,7 @@ export function createWorker(options: WorkerOptions): Worker {
       await writing;
       clearInterval(renewal);
       await listener?.close();
+      await retentionRuns?.stop();
     },
   };
 }
