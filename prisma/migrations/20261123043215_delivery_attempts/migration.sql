@@ -11,11 +11,8 @@ CREATE TABLE "delivery_attempts" (
     "response_body" TEXT,
     "retry_after" TEXT,
 
-    CONSTRAINT "delivery_attempts_pkey" PRIMARY KEY ("id")
+    CONSTRAINT "delivery_attempts_pkey" PRIMARY KEY ("item_id","id")
 );
-
--- CreateIndex
-CREATE INDEX "delivery_attempts_item_id_id_idx" ON "delivery_attempts"("item_id", "id");
 
 -- AddForeignKey
 ALTER TABLE "delivery_attempts" ADD CONSTRAINT "delivery_attempts_item_id_fkey" FOREIGN KEY ("item_id") REFERENCES "outbound_queue_items"("id") ON DELETE CASCADE ON UPDATE CASCADE;
