@@ -53,6 +53,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
             events,
             leaseMs: config.workerLeaseMs,
             onAttempt: metrics.deliveryAttempt,
+            retention: config.retention,
             disableAfterMs: config.webhookDisableAfterMs,
             onOperationalEvents: (operational) => operational.forEach(events.publishOperational),
           });
@@ -128,6 +129,7 @@ export async function startWorker(config: AppConfig, logger: Logger): Promise<{ 
     leaseMs: config.workerLeaseMs,
     disableAfterMs: config.webhookDisableAfterMs,
     ...(events ? { onOperationalEvents: (operational) => operational.forEach(events.publishOperational) } : {}),
+    retention: config.retention,
   });
   worker.start();
   logger.info({ backend: db.backend, location: db.location }, 'sync-gateway worker running');

@@ -76,6 +76,10 @@ const envSchema = z.object({
   /** How long a verified API token is trusted without a lookup; a revocation elsewhere waits this long. 0 turns it off. */
   TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10_000),
+  /** Completed deliveries (and their attempt log) are deleted this many days after completion; 0 keeps them. */
+  RETENTION_COMPLETED_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
+  /** Resolved failures are deleted this many days after resolution; 0 keeps them. Open failures are never deleted. */
+  RETENTION_RESOLVED_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
   /** Comma-separated CIDRs webhooks may reach although built-in rules refuse them (e.g. 127.0.0.1/32 for a local receiver). */
   WEBHOOK_ALLOWED_NETWORKS: networkList(),
   /** Comma-separated CIDRs webhooks may never reach (on top of loopback, link-local, multicast…); wins over the allowed list. */
@@ -126,6 +130,8 @@ export type AppConfig = {
   webhookNetworks: NetworkLists;
   /** Failing this long disables a webhook configuration; 0: never (ADR 0022). */
   webhookDisableAfterMs: number;
+  /** What the delivery worker prunes, in days; 0 keeps forever (ADR 0021). */
+  retention: { completedDays: number; resolvedDays: number };
 };
 
 export class ConfigError extends Error {
@@ -184,5 +190,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     webhookNetworks: { allowed: e.WEBHOOK_ALLOWED_NETWORKS, blocked: e.WEBHOOK_BLOCKED_NETWORKS },
     webhookDisableAfterMs: e.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+    retention: { completedDays: e.RETENTION_COMPLETED_DAYS, resolvedDays: e.RETENTION_RESOLVED_DAYS },
   };
 }

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { TrackedTableName } from '../changes/tracked-table';
+import { registerTableGauges } from './table-metrics';
 
 const TRACKED_TABLES: TrackedTableName[] = ['products', 'partners', 'sale_orders', 'price_items', 'stocks', 'purchase_orders'];
 
@@ -62,6 +63,7 @@ export function createMetrics(prisma: PrismaClient) {
       for (const row of rows) this.set({ entity: row.entity }, row.n);
     },
   });
+  registerTableGauges(registry, prisma);
   return {
     registry,
     observeRequest(route: string, method: string, status: number, seconds: number) {

@@ -52,8 +52,10 @@ const agent = new Agent({ keepAliveTimeout: 30_000, connections: 128, connect: g
 
 export type DeliveryAttempt = AttemptOutcome & {
   durationMs: number;
-  /** The start of the response body (only when asked for: the test event shows it). */
+  /** The start of the response body (only when asked for: the test event and the attempt log show it). */
   bodyExcerpt?: string;
+  /** The response's Retry-After header as sent (the attempt log shows it). */
+  retryAfter?: string;
 };
 
 export type DeliveryOptions = {
@@ -64,16 +66,6 @@ export type DeliveryOptions = {
   /** Tests pass an agent with their own resolver. */
   dispatcher?: Dispatcher;
 };
-
-export async function deliver(
-  url: string,
-  body: string,
-  headers: Record<string, string>,
-  options: DeliveryOptions = {},
-): Promise<AttemptOutcome> {
-  const { durationMs: _duration, bodyExcerpt: _excerpt, ...outcome } = await attemptDelivery(url, body, headers, options);
-  return outcome;
-}
 
 /** One POST of a signed event; never throws. */
 export async function attemptDelivery(
@@ -100,8 +92,9 @@ export async function attemptDelivery(
     const status = response.statusCode;
     const excerpt = bodyExcerpt !== undefined ? { bodyExcerpt } : {};
     if (status >= 200 && status < 300) return { ok: true, statusCode: status, durationMs: elapsed(), ...excerpt };
-    const retryAfter = response.headers['retry-after'];
-    const retryAfterMs = parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null, (options.now ?? (() => new Date()))());
+    const header = response.headers['retry-after'];
+    const retryAfter = typeof header === 'string' ? header : undefined;
+    const retryAfterMs = parseRetryAfter(retryAfter ?? null, (options.now ?? (() => new Date()))());
     const error = status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`;
     return {
       ok: false,
@@ -109,6 +102,7 @@ export async function attemptDelivery(
       error,
       durationMs: elapsed(),
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...(retryAfter !== undefined ? { retryAfter } : {}),
       ...excerpt,
     };
   } catch (error) {
@@ -161,9 +155,11 @@ async function readExcerpt(stream: AsyncIterable<Buffer> & { destroy(): void }, 
     size += chunk.length;
     if (size >= bytes) break;
   }
+  if (size === 0) return '';
   // Cut at a character boundary: a partial UTF-8 sequence at the end becomes nothing, not U+FFFD.
+  // NUL goes too: PostgreSQL text (and jsonb) cannot hold it.
   const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks).subarray(0, bytes), { stream: true });
-  return text;
+  return text.includes('\0') ? text.replaceAll('\0', '') : text;
 }
 
 /** Retry-After as seconds or as an HTTP date. */

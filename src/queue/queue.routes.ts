@@ -1,5 +1,28 @@
 import type { RestRoute } from '../rest/route-table';
 
+const exampleAttempts = [
+  {
+    attempt: 2,
+    startedAt: '2026-11-22T08:01:00.000Z',
+    durationMs: 38,
+    outcome: 'success',
+    statusCode: 200,
+    error: null,
+    responseBody: '{"received":true}',
+    retryAfter: null,
+  },
+  {
+    attempt: 1,
+    startedAt: '2026-11-22T08:00:00.000Z',
+    durationMs: 112,
+    outcome: 'http_error',
+    statusCode: 503,
+    error: 'HTTP 503',
+    responseBody: '<html><body>Service Unavailable</body></html>',
+    retryAfter: '30',
+  },
+];
+
 const exampleItem = {
   id: 5,
   status: 'failed',
@@ -23,6 +46,7 @@ const exampleItem = {
     error_details: [],
     failed_at: '2026-11-22T08:00:00.000Z',
   },
+  attemptLog: [{ ...exampleAttempts[1]!, attempt: 6, startedAt: '2026-11-22T16:36:00.000Z', retryAfter: null }],
 };
 
 export const queueRoutes: RestRoute[] = [
@@ -47,16 +71,53 @@ export const queueRoutes: RestRoute[] = [
     example: { query: '?status=failed', response: { payload: [exampleItem], meta: { total: 1, limit: 50, offset: 0 } } },
   },
   {
+    field: 'Query.outboundQueueItem',
+    method: 'GET',
+    path: '/v1/outbound-queue/:id',
+    tag: 'Outbound queue',
+    summary: 'One queue item with its attempt log',
+    description:
+      'The item with its payload and attemptLog: every attempt, newest first (at most 100), with its attempt number in its schedule, start, duration, ' +
+      'outcome (success, http_error, timeout, network_error, blocked, gone), HTTP status, error ("HTTP 503", "timeout", "connection refused", "blocked: …"), ' +
+      'the first 4 KB of the response body and the Retry-After header. Lists of items carry the attempt log too. 404 for an unknown id, 400 for an id that is not an integer.',
+    example: {
+      response: {
+        ...exampleItem,
+        status: 'completed',
+        attempts: 2,
+        completedAt: '2026-11-22T08:01:00.000Z',
+        lastError: null,
+        lastStatusCode: 200,
+        attemptLog: exampleAttempts,
+      },
+    },
+  },
+  {
     field: 'Mutation.retryQueueItem',
     method: 'POST',
     path: '/v1/outbound-queue/:id/retry',
     extraErrors: ['CONFLICT'],
     tag: 'Outbound queue',
-    summary: 'Retry one failed item',
+    summary: 'Retry a failed item or resend a completed one',
     description:
-      'The item goes back to pending, due now, with a fresh schedule (attempts start again from 0). 409 when it is not failed, 404 when unknown. No body.',
+      'A failed item (retry) or a completed one (resend) goes back to pending, due now, with a fresh schedule (attempts start again from 0) and the same webhook-id: ' +
+      'a receiver that deduplicates by webhook-id processes the event at most once, one that lost it processes it now. The attempt log keeps the earlier attempts. ' +
+      '409 when it is pending or processing, 404 when unknown. No body.',
     strictBody: true,
     example: { response: { ...exampleItem, status: 'pending', attempts: 0, lastError: 'HTTP 503' } },
+  },
+  {
+    field: 'Mutation.recoverQueueItems',
+    method: 'POST',
+    path: '/v1/outbound-queue/recover',
+    tag: 'Outbound queue',
+    summary: 'Recover the failed items of a time window',
+    description:
+      'Body {since, until?, status?}: every item of status (failed, the only value for now and the default) queued at or after since and before until ' +
+      '(no upper bound when omitted) goes back to pending, due now, with a fresh schedule and the same webhook-id. Answers {recovered}. ' +
+      '400 naming since when since is after until, or naming the field that is missing or not an ISO 8601 date-time.',
+    strictBody: true,
+    example: { request: { since: '2026-11-22T00:00:00.000Z', until: '2026-11-23T00:00:00.000Z' }, response: { recovered: 12 } },
   },
   {
     field: 'Mutation.retryFailedQueueItems',

@@ -1,11 +1,16 @@
 import { builder } from '../graphql/builder';
 import { pageArgs, pageOf } from '../graphql/pages';
+import { ATTEMPT_OUTCOMES, type AttemptLogOutcome } from './attempt-log';
 import {
   deliveriesPerMinute,
+  getQueueItem,
   listQueueItems,
+  MAX_LISTED_ATTEMPTS,
   MAX_RATE_MINUTES,
   queueStats,
   QUEUE_STATUSES,
+  RECOVERABLE_STATUSES,
+  recoverQueueItems,
   retryFailedItems,
   retryQueueItem,
   type DeliveryMinute,
@@ -13,6 +18,38 @@ import {
 } from './queue.service';
 
 const QueueStatusEnum = builder.enumType('QueueStatus', { values: QUEUE_STATUSES });
+const RecoverableStatusEnum = builder.enumType('RecoverableQueueStatus', {
+  description: 'Items a recover puts back: failed only for now (the default).',
+  values: RECOVERABLE_STATUSES,
+});
+const AttemptOutcomeEnum = builder.enumType('DeliveryAttemptOutcome', {
+  description:
+    'success (2xx), http_error (any other status but 410), timeout, network_error (refused, reset, unknown host, TLS…), ' +
+    'blocked (the SSRF guard refused the address: nothing was sent), gone (410 Gone, or the configuration was removed or disabled).',
+  values: ATTEMPT_OUTCOMES,
+});
+
+export const DeliveryAttempt = builder.prismaObject('DeliveryAttempt', {
+  description: 'One attempt to deliver a queue item.',
+  fields: (t) => ({
+    attempt: t.exposeInt('attempt', {
+      description: 'The attempt number in the schedule it belonged to (a retry starts a new schedule at 1).',
+    }),
+    startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    durationMs: t.exposeInt('durationMs', { description: 'From sending the request to the end of the response excerpt.' }),
+    outcome: t.field({ type: AttemptOutcomeEnum, resolve: (a) => a.outcome as AttemptLogOutcome }),
+    statusCode: t.exposeInt('statusCode', { nullable: true, description: 'The HTTP status; null when no response came.' }),
+    error: t.exposeString('error', {
+      nullable: true,
+      description: 'What went wrong: "HTTP 500", "timeout", "connection refused", "blocked: <reason>"…; null on success.',
+    }),
+    responseBody: t.exposeString('responseBody', {
+      nullable: true,
+      description: 'The first 4 KB of the response body (UTF-8, invalid bytes replaced, NUL removed); null when no response came.',
+    }),
+    retryAfter: t.exposeString('retryAfter', { nullable: true, description: 'The Retry-After header of the response, as sent.' }),
+  }),
+});
 
 export const OutboundQueueItem = builder.prismaObject('OutboundQueueItem', {
   description: 'One delivery of one event to one webhook configuration.',
@@ -31,6 +68,10 @@ export const OutboundQueueItem = builder.prismaObject('OutboundQueueItem', {
     event: t.exposeString('event'),
     messageId: t.exposeString('messageId', { description: 'The webhook-id header, the same on every attempt.' }),
     payload: t.field({ type: 'JSONObject', resolve: (i) => i.payload as Record<string, unknown> }),
+    attemptLog: t.relation('attemptLog', {
+      description: `Every attempt to deliver this item, newest first (at most ${MAX_LISTED_ATTEMPTS}), across retries. Completed items and their attempts are pruned after RETENTION_COMPLETED_DAYS.`,
+      query: { orderBy: { id: 'desc' }, take: MAX_LISTED_ATTEMPTS },
+    }),
   }),
 });
 
@@ -53,6 +94,10 @@ const DeliveryMinuteRef = builder.objectRef<DeliveryMinute>('DeliveryMinute').im
   }),
 });
 
+const RecoverResult = builder.objectRef<{ recovered: number }>('RecoverQueueItemsResult').implement({
+  fields: (t) => ({ recovered: t.exposeInt('recovered', { description: 'Items given a fresh schedule.' }) }),
+});
+
 const RetryFailedResult = builder.objectRef<{ retried: number }>('RetryFailedResult').implement({
   fields: (t) => ({ retried: t.exposeInt('retried') }),
 });
@@ -68,6 +113,12 @@ builder.queryFields((t) => ({
     args: { minutes: t.arg.int({ defaultValue: 15 }) },
     resolve: (_root, args, ctx) => deliveriesPerMinute(ctx.prisma, args.minutes ?? 15),
   }),
+  outboundQueueItem: t.field({
+    type: OutboundQueueItem,
+    description: 'One queue item with its payload and its attempt log; NOT_FOUND for an unknown id.',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (_root, args, ctx) => getQueueItem(ctx.prisma, args.id),
+  }),
   outboundQueue: t.field({
     type: pageOf('OutboundQueuePage', OutboundQueueItem),
     description: 'Queue items, newest first.',
@@ -79,12 +130,29 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   retryQueueItem: t.field({
     type: OutboundQueueItem,
-    description: 'Puts a failed item back to pending, due now, with a fresh schedule. CONFLICT when it is not failed.',
+    description:
+      'Puts a failed item (retry) or a completed one (resend) back to pending, due now, with a fresh schedule and the same webhook-id. CONFLICT when it is pending or processing.',
     args: { id: t.arg.int({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const item = await retryQueueItem(ctx.prisma, args.id);
       ctx.events.signalQueueWork();
       return item;
+    },
+  }),
+  recoverQueueItems: t.field({
+    type: RecoverResult,
+    description:
+      'Gives every item of `status` (failed, the default) queued at or after `since` and before `until` (no upper bound when omitted) a fresh schedule, due now, with the same webhook-id. ' +
+      'VALIDATION_FAILED naming since when since is after until.',
+    args: {
+      since: t.arg({ type: 'DateTime', required: true, description: 'Items queued at or after this time.' }),
+      until: t.arg({ type: 'DateTime', description: 'Items queued before this time; no upper bound when omitted.' }),
+      status: t.arg({ type: RecoverableStatusEnum }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const recovered = await recoverQueueItems(ctx.prisma, args);
+      if (recovered > 0) ctx.events.signalQueueWork();
+      return { recovered };
     },
   }),
   retryFailedQueueItems: t.field({

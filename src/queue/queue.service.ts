@@ -82,16 +82,69 @@ export function listQueueItems(
   });
 }
 
-/** A failed item goes back to pending, due now, with a fresh schedule. */
+/** One item, its payload included; NOT_FOUND for an unknown id. */
+export async function getQueueItem(prisma: PrismaClient, id: number): Promise<OutboundQueueItem> {
+  const item = await prisma.outboundQueueItem.findUnique({ where: { id } });
+  if (!item) throw notFound('Queue item', id);
+  return item;
+}
+
+/** The most attempts one item shows (newest first); a schedule has 6, only repeated retries make more. */
+export const MAX_LISTED_ATTEMPTS = 100;
+
+/** Items retry accepts: a failed item is retried, a completed one resent (same webhook-id, ADR 0021). */
+const RETRYABLE_STATUSES = ['failed', 'completed'];
+
+/**
+ * A failed item is retried, a completed one resent: either goes back to pending, due now, with a
+ * fresh schedule and the same webhook-id, so a receiver that deduplicates by it processes the
+ * event at most once however often it is resent.
+ */
 export async function retryQueueItem(prisma: PrismaClient, id: number): Promise<OutboundQueueItem> {
   const { count } = await prisma.outboundQueueItem.updateMany({
-    where: { id, status: 'failed' },
+    where: { id, status: { in: RETRYABLE_STATUSES } },
     data: freshSchedule(),
   });
   const item = await prisma.outboundQueueItem.findUnique({ where: { id } });
   if (!item) throw notFound('Queue item', id);
-  if (count === 0) throw new AppError('CONFLICT', `Queue item ${id} is ${item.status}; only failed items can be retried`);
+  if (count === 0) {
+    throw new AppError('CONFLICT', `Queue item ${id} is ${item.status}; only failed (retry) or completed (resend) items can be retried`);
+  }
   return item;
+}
+
+export const RECOVERABLE_STATUSES = ['failed'] as const;
+export type RecoverableStatus = (typeof RECOVERABLE_STATUSES)[number];
+
+/**
+ * Recover (Svix's word): every item of `status` queued within [since, until) gets a fresh
+ * schedule, due now, with its webhook-id kept. Workers of every replica are woken (NOTIFY on commit).
+ */
+export async function recoverQueueItems(
+  prisma: PrismaClient,
+  window: { since: Date; until?: Date | null; status?: RecoverableStatus | null },
+  now: Date = new Date(),
+): Promise<number> {
+  if (window.until && window.since.getTime() > window.until.getTime()) {
+    throw validationFailed([{ field: 'since', message: 'Must not be after until' }]);
+  }
+  const [row] = await prisma.$queryRawUnsafe<Array<{ recovered: number }>>(
+    `WITH recovered AS (
+       UPDATE outbound_queue_items
+          SET status = 'pending', attempts = 0, next_attempt_at = $4, schedule_started_at = $4, lease_token = NULL,
+              lease_expires_at = NULL, completed_at = NULL, updated_at = $4
+        WHERE status = $3 AND created_at >= $1 AND ($2::timestamptz IS NULL OR created_at < $2::timestamptz)
+        RETURNING id
+     ), notified AS (
+       SELECT pg_notify('${QUEUE_CHANNEL}', '') FROM (SELECT 1 FROM recovered LIMIT 1) AS any_recovered
+     )
+     SELECT (SELECT count(*)::int FROM recovered) AS recovered, (SELECT count(*)::int FROM notified) AS notified`,
+    window.since,
+    window.until ?? null,
+    window.status ?? 'failed',
+    now,
+  );
+  return row?.recovered ?? 0;
 }
 
 /** Every failed item whose attempts are below maxAttempts (all failed items when omitted). */

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../generated/prisma/client';
+import type { AttemptLogEntry } from './attempt-log';
 
 /** The worker's statements: raw SQL only, so that its thread can run them over plain pg. */
 export type RawSql = Pick<PrismaClient, '$queryRawUnsafe'>;
@@ -16,7 +17,8 @@ export type ClaimedItem = {
   active: boolean | null;
 };
 
-export type AttemptResult = {
+/** An attempt's result for its item, and its row of the attempt log. */
+export type AttemptResult = AttemptLogEntry & {
   id: number;
   lease_token: string;
   status: 'pending' | 'completed' | 'failed';
@@ -73,21 +75,36 @@ export async function extendLeases(prisma: RawSql, held: ReadonlyMap<number, str
   );
 }
 
-/** Writes attempt results in one statement, each only while its lease is still ours; returns those written. */
+/**
+ * Writes attempt results and their attempt-log rows in one statement, each only while its lease is
+ * still ours; returns those written. A result dropped because its lease was taken over logs no row
+ * either, so that the statement stays safe to repeat after a lost reply (ADR 0021).
+ */
 export async function recordResults(
   prisma: RawSql,
   results: AttemptResult[],
 ): Promise<Array<{ id: number; status: AttemptResult['status'] }>> {
   return prisma.$queryRawUnsafe<Array<{ id: number; status: AttemptResult['status'] }>>(
-    `UPDATE outbound_queue_items AS q SET
-        status = v.status, lease_token = NULL, lease_expires_at = NULL, updated_at = v.at,
-        last_status_code = v.status_code, last_error = v.error,
-        completed_at = CASE WHEN v.status = 'completed' THEN v.at ELSE q.completed_at END,
-        next_attempt_at = COALESCE(v.next_attempt_at, q.next_attempt_at)
-       FROM jsonb_to_recordset($1::jsonb)
-         AS v(id int, lease_token text, status text, at timestamptz, status_code int, error text, next_attempt_at timestamptz)
-      WHERE q.id = v.id AND q.lease_token = v.lease_token AND q.status = 'processing'
-      RETURNING q.id, q.status`,
+    `WITH v AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb)
+         AS v(id int, lease_token text, status text, at timestamptz, status_code int, error text, next_attempt_at timestamptz,
+              attempt int, started_at timestamptz, duration_ms int, outcome text, http_status int, attempt_error text,
+              response_body text, retry_after text)
+     ), written AS (
+       UPDATE outbound_queue_items AS q SET
+          status = v.status, lease_token = NULL, lease_expires_at = NULL, updated_at = v.at,
+          last_status_code = v.status_code, last_error = v.error,
+          completed_at = CASE WHEN v.status = 'completed' THEN v.at ELSE q.completed_at END,
+          next_attempt_at = COALESCE(v.next_attempt_at, q.next_attempt_at)
+         FROM v
+        WHERE q.id = v.id AND q.lease_token = v.lease_token AND q.status = 'processing'
+        RETURNING q.id, q.status
+     ), logged AS (
+       INSERT INTO delivery_attempts (item_id, attempt, started_at, duration_ms, outcome, status_code, error, response_body, retry_after)
+       SELECT v.id, v.attempt, v.started_at, v.duration_ms, v.outcome, v.http_status, v.attempt_error, v.response_body, v.retry_after
+         FROM v JOIN written ON written.id = v.id
+     )
+     SELECT id, status FROM written`,
     JSON.stringify(results),
   );
 }

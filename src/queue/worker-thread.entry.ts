@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     logger,
     databaseUrl: config.databaseUrl,
     leaseMs: config.workerLeaseMs,
+    retention: config.retention,
     events: {
       onQueueWork(listener) {
         wakeUps.on('work', listener);

@@ -5,10 +5,12 @@ import type { PrismaClient } from '../generated/prisma/client';
 import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../webhooks/secret-box';
 import { DEFAULT_DISABLE_AFTER_HOURS, type OperationalEvent } from '../webhooks/endpoint-health';
-import { deliver, eventBody, signatureHeaders } from './delivery';
+import { attemptDelivery, eventBody, signatureHeaders } from './delivery';
+import { ATTEMPT_BODY_EXCERPT_BYTES, attemptLogEntry, undeliverableEntry, type AttemptLogEntry } from './attempt-log';
 import { nextStep, type AttemptOutcome } from './schedule';
 import { createWorkerHealthStep } from './worker-health';
 import { listenForQueueWork, type QueueListener } from './queue-listener';
+import { pruneExpired, startRetentionRuns, type PruneResult, type RetentionRuns, type RetentionSettings } from './retention';
 import { claimDueItems, extendLeases, recordResults, type AttemptResult, type ClaimedItem } from './worker-statements';
 
 export type WorkerOptions = {
@@ -43,6 +45,8 @@ export type WorkerOptions = {
   disableAfterMs?: number;
   /** Items abandoned or recovered, configurations disabled: for the `operationalEvents` subscription. */
   onOperationalEvents?: (events: OperationalEvent[]) => void;
+  /** Prunes finished records while running (ADR 0021); without it nothing is pruned. */
+  retention?: RetentionSettings;
 };
 
 /** Short enough that a dead worker's deliveries are taken over within seconds; renewed while alive. */
@@ -58,6 +62,8 @@ export type Worker = {
   stop(): Promise<void>;
   /** Claims and delivers one batch of due items; returns how many it handled. */
   runOnce(): Promise<number>;
+  /** One retention run at the worker's clock (what the running worker does every `retention.intervalMs`). */
+  prune(): Promise<PruneResult>;
 };
 
 /**
@@ -102,6 +108,7 @@ export function createWorker(options: WorkerOptions): Worker {
   let renewal: NodeJS.Timeout | undefined;
   const unwritten: AttemptResult[] = [];
   let writing: Promise<void> | undefined;
+  let retentionRuns: RetentionRuns | undefined;
 
   /** Claims due items together with their configuration (null when it was removed). */
   async function claim(limit: number): Promise<{ token: string; items: ClaimedItem[] }> {
@@ -137,15 +144,25 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   async function attempt(item: ClaimedItem, token: string): Promise<AttemptResult> {
+    const startedAt = clock();
     let outcome: AttemptOutcome;
     health.note(item);
-    if (item.url === null || item.secret_encrypted === null)
-      outcome = { ok: false, statusCode: 410, error: 'webhook configuration removed' };
-    else if (!item.active) outcome = { ok: false, statusCode: 410, error: 'webhook configuration disabled' };
-    else {
+    let log: AttemptLogEntry;
+    if (item.url === null || item.secret_encrypted === null || !item.active) {
+      const error =
+        item.url === null || item.secret_encrypted === null ? 'webhook configuration removed' : 'webhook configuration disabled';
+      outcome = { ok: false, statusCode: 410, error };
+      log = undeliverableEntry(item.attempts, startedAt, error);
+    } else {
       const body = eventBody(item.payload);
-      const headers = signatureHeaders(secretOf(item.secret_encrypted), item.message_id, Math.floor(clock().getTime() / 1000), body);
-      outcome = await deliver(item.url, body, headers, { timeoutMs: options.timeoutMs, now: clock });
+      const headers = signatureHeaders(secretOf(item.secret_encrypted), item.message_id, Math.floor(startedAt.getTime() / 1000), body);
+      const result = await attemptDelivery(item.url, body, headers, {
+        timeoutMs: options.timeoutMs,
+        now: clock,
+        excerptBytes: ATTEMPT_BODY_EXCERPT_BYTES,
+      });
+      log = attemptLogEntry(item.attempts, startedAt, result);
+      outcome = result;
     }
     const now = clock();
     const step = nextStep(
@@ -154,6 +171,7 @@ export function createWorker(options: WorkerOptions): Worker {
       now,
     );
     return {
+      ...log,
       id: item.id,
       lease_token: token,
       status: step.status,
@@ -212,6 +230,12 @@ export function createWorker(options: WorkerOptions): Worker {
       }
       writing = undefined;
     })();
+  }
+
+  function prune(): Promise<PruneResult> {
+    const retention = options.retention;
+    if (!retention) return Promise.resolve({ completedItems: 0, resolvedFailures: 0, finished: true });
+    return pruneExpired(prisma, retention, { now: clock(), batchSize: retention.batchSize, timeLimitMs: retention.timeLimitMs });
   }
 
   async function runOnce(): Promise<number> {
@@ -276,6 +300,7 @@ export function createWorker(options: WorkerOptions): Worker {
 
   return {
     runOnce,
+    prune,
     pollIntervalMs,
     lastClaimAt: () => (running ? lastClaimAt : undefined),
     lastClaimError: () => lastClaimError,
@@ -292,6 +317,10 @@ export function createWorker(options: WorkerOptions): Worker {
         Math.max(100, Math.floor(leaseMs / 3)),
       );
       loop = run();
+      if (options.retention) {
+        const { intervalMs } = options.retention;
+        retentionRuns = startRetentionRuns(prune, { logger, ...(intervalMs !== undefined ? { intervalMs } : {}) });
+      }
     },
     async stop() {
       running = false;
@@ -304,6 +333,7 @@ export function createWorker(options: WorkerOptions): Worker {
       await health.settled();
       clearInterval(renewal);
       await listener?.close();
+      await retentionRuns?.stop();
     },
   };
 }

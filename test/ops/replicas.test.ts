@@ -153,6 +153,18 @@ describeWithServers('two replicas on one PostgreSQL and one Redis', () => {
         expect(byA + byB).toBe(1000);
         expect(byA).toBeGreaterThan(0);
         expect(byB).toBeGreaterThan(0);
+        // The worker threads (plain pg) logged one successful attempt per item in their result statements.
+        const db = new Client({ connectionString: database.url });
+        await db.connect();
+        try {
+          const { rows } = await db.query(
+            `SELECT count(*)::int AS n, count(DISTINCT item_id)::int AS items, count(*) FILTER (WHERE outcome = 'success' AND status_code = 200)::int AS ok
+               FROM delivery_attempts`,
+          );
+          expect(rows[0]).toEqual({ n: 1000, items: 1000, ok: 1000 });
+        } finally {
+          await db.end();
+        }
       } finally {
         await receiver.close();
         await runCli(env, ['webhook', 'remove', '1']);

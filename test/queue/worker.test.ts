@@ -21,8 +21,9 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
 
   const worker = (overrides: Partial<WorkerOptions> = {}) =>
     createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger, clock: () => now, ...overrides });
-  const report = () =>
-    ctx.api.request('POST', '/api/v1/failures', {
+  /** Reports a failure; the worker's clock then stands a second on, so the delivery is due however slow the machine. */
+  const report = async () => {
+    const res = await ctx.api.request('POST', '/api/v1/failures', {
       body: {
         entity_type: 'product',
         external_id: 'SKU-9',
@@ -31,6 +32,9 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
         error_details: [{ field: 'tax', message: 'unknown' }],
       },
     });
+    now = new Date(Date.now() + 1_000);
+    return res;
+  };
   const onlyItem = async () => ctx.db.prisma.outboundQueueItem.findFirstOrThrow();
 
   beforeAll(async () => {

@@ -217,6 +217,13 @@ export function routeCases(f: Fixtures): Record<string, RouteCases> {
     },
     'GET /api/v1/outbound-queue/stats': { success: () => ({ method: 'GET', path: '/api/v1/outbound-queue/stats' }) },
     'GET /api/v1/outbound-queue': { success: () => ({ method: 'GET', path: '/api/v1/outbound-queue?status=failed' }) },
+    'GET /api/v1/outbound-queue/{id}': {
+      success: () => ({ method: 'GET', path: `/api/v1/outbound-queue/${f.queueFailed}` }),
+      errors: { 404: () => ({ method: 'GET', path: '/api/v1/outbound-queue/999999' }) },
+    },
+    'POST /api/v1/outbound-queue/recover': {
+      success: () => ({ method: 'POST', path: '/api/v1/outbound-queue/recover', body: { since: '2026-01-01T00:00:00Z' } }),
+    },
     'POST /api/v1/outbound-queue/{id}/retry': {
       success: () => ({ method: 'POST', path: `/api/v1/outbound-queue/${f.queueFailed}/retry` }),
       errors: {
