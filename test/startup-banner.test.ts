@@ -26,7 +26,7 @@ describe('the start-up block', () => {
       '  GraphQL         http://127.0.0.1:4000/graphql',
       '  Admin console   http://127.0.0.1:4000/admin',
       '  Data directory  /srv/data',
-      '  → no API token yet: stop the server (Ctrl-C) and run `npx sync-gateway token create --name erp`, then start it again',
+      '  → no API token yet: run `npx sync-gateway token create --name erp` in another terminal (the server keeps running)',
     ]);
     const onPostgres = startupFields({
       url: 'http://h:1',

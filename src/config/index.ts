@@ -76,6 +76,11 @@ const envSchema = z.object({
   /** How long a verified API token is trusted without a lookup; a revocation elsewhere waits this long. 0 turns it off. */
   TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * How long a CLI command waits for an embedded server that holds DATA_DIR to open its control
+   * socket (it opens it once it listens), and for another CLI command on DATA_DIR to finish.
+   */
+  CLI_WAIT_FOR_SERVER_MS: z.coerce.number().int().min(0).default(60_000),
   /** Comma-separated CIDRs webhooks may reach although built-in rules refuse them (e.g. 127.0.0.1/32 for a local receiver). */
   WEBHOOK_ALLOWED_NETWORKS: networkList(),
   /** Comma-separated CIDRs webhooks may never reach (on top of loopback, link-local, multicast…); wins over the allowed list. */
@@ -120,6 +125,7 @@ export type AppConfig = {
   tokenLastUsedResolutionMs: number;
   tokenCacheTtlMs: number;
   shutdownGraceMs: number;
+  cliWaitForServerMs: number;
   /** The SSRF guard's additions to its built-in rules (ADR 0018). */
   webhookNetworks: NetworkLists;
 };
@@ -178,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     tokenLastUsedResolutionMs: e.TOKEN_LAST_USED_RESOLUTION_MS,
     tokenCacheTtlMs: e.TOKEN_CACHE_TTL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    cliWaitForServerMs: e.CLI_WAIT_FOR_SERVER_MS,
     webhookNetworks: { allowed: e.WEBHOOK_ALLOWED_NETWORKS, blocked: e.WEBHOOK_BLOCKED_NETWORKS },
   };
 }
