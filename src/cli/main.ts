@@ -6,7 +6,6 @@ import { PreflightError } from '../config/preflight';
 import { migrateOperation } from '../control/operations/store.operations';
 import type { ErrorDetail } from '../errors/app-error';
 import { createLogger } from '../logger';
-import { startServer, startWorker, stopOnSignals } from '../server';
 import { registerAdminCommands } from './admin-commands';
 import { runCommand } from './run-command';
 import { registerTokenCommands } from './token-commands';
@@ -17,6 +16,9 @@ function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
   return manifest.version;
 }
+
+/** The whole service (GraphQL schema, HTTP edges) loads only for `serve` and `worker`, not for a token command. */
+const loadServer = () => import('../server.js');
 
 /**
  * The CLI and the server share one configuration: env, DATA_DIR, DATABASE_URL. Commands that
@@ -36,6 +38,7 @@ export function buildCli(): Command {
     .action(async () => {
       const config = loadConfig();
       const logger = createLogger(config);
+      const { startServer, stopOnSignals } = await loadServer();
       stopOnSignals(await startServer(config, logger), logger);
     });
 
@@ -45,6 +48,7 @@ export function buildCli(): Command {
     .action(async () => {
       const config = loadConfig();
       const logger = createLogger(config);
+      const { startWorker, stopOnSignals } = await loadServer();
       stopOnSignals(await startWorker(config, logger), logger);
     });
 
