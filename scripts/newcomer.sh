@@ -53,8 +53,8 @@ done
 t_started=$(now)
 grep -o 'no API token yet[^"]*' "$work/server.log" | head -1 >&2 || true
 
-step 'npx sync-gateway token create --name erp   (the server keeps running)'
-npx sync-gateway token create --name erp | tee "$work/token.out" >&2
+step 'node bin/sync-gateway.js token create --name erp   (the server keeps running)'
+node bin/sync-gateway.js token create --name erp | tee "$work/token.out" >&2
 TOKEN=$(tail -n1 "$work/token.out")
 t_token=$(now)
 

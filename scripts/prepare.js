@@ -3,19 +3,10 @@
 // the service (Prisma client, TypeScript, admin console) into dist/. A release package made by
 // `npm pack` ships dist/ and no src/, so there is nothing to do there (ADR 0023).
 const { execFileSync } = require('node:child_process');
-const { existsSync, mkdirSync, symlinkSync } = require('node:fs');
+const { existsSync } = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
-
-// npm links the bins of dependencies into node_modules/.bin, not the project's own. Without this
-// link `npx sync-gateway` asks the registry for a package of that name before it runs ours: slow,
-// unsafe, and impossible on a closed network.
-const bin = path.join(root, 'node_modules', '.bin', 'sync-gateway');
-if (existsSync(path.join(root, 'node_modules')) && !existsSync(bin)) {
-  mkdirSync(path.dirname(bin), { recursive: true });
-  symlinkSync(path.join('..', '..', 'bin', 'sync-gateway.js'), bin);
-}
 
 if (!existsSync(path.join(root, 'src'))) process.exit(0);
 // vite is a dev dependency only (typescript and prisma also arrive as optional peers of

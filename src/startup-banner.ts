@@ -33,8 +33,8 @@ export function startupFields(input: {
     input.activeApiTokens > 0
       ? undefined
       : backend === 'pglite'
-        ? 'no API token yet: run `npx sync-gateway token create --name erp` in another terminal (the server keeps running)'
-        : 'no API token yet: run `npx sync-gateway token create --name erp` (with the same DATABASE_URL)';
+        ? 'no API token yet: run `node bin/sync-gateway.js token create --name erp` in another terminal (the server keeps running)'
+        : 'no API token yet: run `node bin/sync-gateway.js token create --name erp` (with the same DATABASE_URL)';
   return {
     url,
     admin: `${url}/admin`,
