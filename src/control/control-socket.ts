@@ -2,7 +2,7 @@ import { chmod, unlink } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error';
-import { zodDetails } from '../errors/zod-details';
+import { parseInput } from '../errors/zod-details';
 import type { ControlContext, ControlOperation } from './operation';
 import { controlOperations } from './operations';
 import { controlSocketPath, MAX_REQUEST_BYTES, MAX_SOCKET_PATH_BYTES, type ControlFailure, type ControlResponse } from './protocol';
@@ -47,9 +47,9 @@ export async function openControlSocket(options: {
       if (end < 0 && received.length <= MAX_REQUEST_BYTES) return;
       idle.delete(socket);
       socket.pause();
-      const work = answer(end < 0 ? undefined : received.slice(0, end)).then((response) => {
-        socket.end(`${JSON.stringify(response)}\n`);
-      });
+      const work = answer(end < 0 ? undefined : received.slice(0, end))
+        .then((response) => void socket.end(`${JSON.stringify(response)}\n`))
+        .catch(() => void socket.destroy());
       running.add(work);
       void work.finally(() => running.delete(work));
     });
@@ -60,23 +60,25 @@ export async function openControlSocket(options: {
     try {
       if (line === undefined) throw new Error('too large');
       request = JSON.parse(line) as typeof request;
+      if (typeof request !== 'object' || request === null) throw new Error('not an object');
     } catch {
       return failure({ code: 'BAD_REQUEST', message: 'The control channel takes one JSON line per connection' });
     }
     const operation = typeof request.op === 'string' ? operations.get(request.op) : undefined;
     if (!operation) return failure({ code: 'NOT_FOUND', message: `No control operation ${JSON.stringify(request.op)} in this server` });
-    const args = operation.args.safeParse(request.args ?? {});
-    if (!args.success) {
-      const details = zodDetails(args.error);
-      return failure({ code: 'VALIDATION_FAILED', message: 'Invalid arguments', details });
+    let args: unknown;
+    try {
+      // The same checks as the CLI's: the schema, and no string the database cannot store.
+      args = parseInput(operation.args, request.args ?? {});
+    } catch (error) {
+      return failure(asFailure(error));
     }
     try {
-      const result = await operation.run(context, args.data);
+      const result = await operation.run(context, args);
       logger.info({ operation: operation.name }, 'ran a control operation for the CLI');
       return { ok: true, result: result ?? null };
     } catch (error) {
-      if (error instanceof AppError)
-        return failure({ code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) });
+      if (error instanceof AppError) return failure(asFailure(error));
       logger.error({ err: error, operation: operation.name }, 'a control operation failed');
       return failure({ message: (error as Error).message });
     }
@@ -110,3 +112,8 @@ export async function openControlSocket(options: {
 }
 
 const failure = (error: ControlFailure): ControlResponse => ({ ok: false, error });
+
+function asFailure(error: unknown): ControlFailure {
+  if (!(error instanceof AppError)) return { message: (error as Error).message };
+  return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+}

@@ -209,7 +209,11 @@ describe('the control socket protocol (registry of named operations)', () => {
       expect(failed).toBeInstanceOf(ControlOperationError);
       expect(failed).toMatchObject({ code: 'CONFLICT', message: 'already there', details: [{ field: 'name', message: 'taken' }] });
       await expect(callControlSocket(socket.path, 'token.create', {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
-      expect(JSON.parse(await rawExchange(socket.path, 'not json\n'))).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
+      for (const garbage of ['not json\n', 'null\n', '42\n'])
+        expect(JSON.parse(await rawExchange(socket.path, garbage))).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
+      await expect(callControlSocket(socket.path, 'test.echo', { text: 'a\u0000' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+      // Still answering after all that.
+      expect(await callControlSocket(socket.path, 'test.echo', { text: 'ok' })).toMatchObject({ text: 'ok' });
     } finally {
       await socket.close();
     }
