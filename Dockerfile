@@ -1,13 +1,15 @@
-# Build: compile TypeScript and generate the Prisma client with the full toolchain.
+# Build: what `npm install` does in a checkout (the `prepare` script: Prisma client, TypeScript,
+# admin console), then only the production dependencies are kept, as in a release package.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 ENV CHECKPOINT_DISABLE=1
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY prisma.config.ts tsconfig.json tsconfig.build.json ./
+COPY scripts/prepare.js ./scripts/
 COPY prisma ./prisma
 COPY src ./src
-RUN npm run generate && npm run build && npm run build:console && npm prune --omit=dev
+RUN npm run prepare && npm prune --omit=dev --omit=optional
 
 # Run: production dependencies, compiled code and the migrations only, as a non-root user.
 FROM node:20-bookworm-slim

@@ -12,4 +12,6 @@ module.exports = {
   testTimeout: 120_000,
   // Each test file opens its own embedded Postgres (~300 MB); two at a time fit two cores.
   maxWorkers: 2,
+  // One closing line naming the tests that did not run and what they need (PostgreSQL, Redis).
+  reporters: ['default', '<rootDir>/test/support/skip-summary-reporter.js'],
 };

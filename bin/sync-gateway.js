@@ -8,7 +8,10 @@ try {
   cli = require('../dist/cli/main.js');
 } catch (error) {
   if (error && error.code === 'MODULE_NOT_FOUND' && /dist[\\/]cli/.test(error.message)) {
-    console.error('sync-gateway is not built yet: run `npm install` (or `npm run generate && npm run build`).');
+    console.error(
+      'sync-gateway is not built: in a git checkout run `npm install` with its dev dependencies (it builds dist/), ' +
+        'or install a release package (`npm pack`), which ships dist/.',
+    );
     process.exit(1);
   }
   throw error;

@@ -21,6 +21,8 @@ import { startWorkerThread, type BackgroundWorker } from './queue/worker-thread'
 import { setWebhookNetworks } from './webhooks/network-policy';
 import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
 import { createRedisClient, redisHealth } from './redis/redis-client';
+import { openControlSocket } from './control/control-socket';
+import { serverControlContext } from './control/server-context';
 
 export type RunningServer = { url: string; server: Server; db: Database; close(): Promise<void> };
 
@@ -86,6 +88,18 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     worker?.start();
+    // The embedded store is this process's alone: the CLI asks it over a local socket (ADR 0023).
+    const control =
+      db.backend === 'pglite'
+        ? await openControlSocket({
+            dataDir: config.dataDir,
+            context: serverControlContext({ db, config, secrets, events }),
+            logger,
+          }).catch((error: unknown) => {
+            logger.warn({ err: error }, 'no control socket: CLI commands need the server stopped');
+            return undefined;
+          })
+        : undefined;
     const activeApiTokens = await countActiveTokens(db.prisma);
     logger.info(
       startupFields({ url, backend: db.backend, dataDir: config.dataDir, location: db.location, worker: Boolean(worker), activeApiTokens }),
@@ -96,6 +110,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     const close = () =>
       (closing ??= (async () => {
         // Stop accepting, let in-flight requests finish (bounded), then close the store cleanly.
+        await control?.close();
         await websockets.close();
         metricsServer?.close();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));

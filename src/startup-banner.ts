@@ -28,13 +28,13 @@ export function startupFields(input: {
   activeApiTokens: number;
 }): StartupFields {
   const { url, backend } = input;
-  // The embedded store is locked by the running server, so the CLI can only create a token once it stops.
+  // On the embedded store the CLI asks this server over its control socket (ADR 0023).
   const next =
     input.activeApiTokens > 0
       ? undefined
       : backend === 'pglite'
-        ? 'no API token yet: stop the server (Ctrl-C) and run `npx sync-gateway token create --name erp`, then start it again'
-        : 'no API token yet: run `npx sync-gateway token create --name erp` (with the same DATABASE_URL)';
+        ? 'no API token yet: run `node bin/sync-gateway.js token create --name erp` in another terminal (the server keeps running)'
+        : 'no API token yet: run `node bin/sync-gateway.js token create --name erp` (with the same DATABASE_URL)';
   return {
     url,
     admin: `${url}/admin`,

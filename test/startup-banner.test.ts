@@ -26,7 +26,7 @@ describe('the start-up block', () => {
       '  GraphQL         http://127.0.0.1:4000/graphql',
       '  Admin console   http://127.0.0.1:4000/admin',
       '  Data directory  /srv/data',
-      '  → no API token yet: stop the server (Ctrl-C) and run `npx sync-gateway token create --name erp`, then start it again',
+      '  → no API token yet: run `node bin/sync-gateway.js token create --name erp` in another terminal (the server keeps running)',
     ]);
     const onPostgres = startupFields({
       url: 'http://h:1',
@@ -81,7 +81,7 @@ describe('serve says where things are', () => {
           apiReference: `${first.url}/api/reference`,
           dataDir,
           activeApiTokens: 0,
-          next: expect.stringMatching(/^no API token yet: .*npx sync-gateway token create/),
+          next: expect.stringMatching(/^no API token yet: .*node bin\/sync-gateway\.js token create/),
         });
         // Each place answers a browser (the console may be unbuilt here: 503 naming the build command).
         const status = async (url: string) => (await fetch(url, { headers: { accept: 'text/html' }, redirect: 'manual' })).status;

@@ -20,7 +20,8 @@ const email = z
   .max(254)
   .transform((e) => e.toLowerCase());
 const password = z.string().min(12, 'At least 12 characters').max(256, 'At most 256 characters');
-const credentials = z.object({ email, password });
+/** An email and a password (also validated by the CLI before it opens the store). */
+export const credentials = z.object({ email, password });
 
 /** SPEC 8: login 5 per minute, registration 5 per hour, password reset 3 per hour. */
 export function createAccountLimiters(redis?: Redis, keyPrefix = 'sgw-acct') {

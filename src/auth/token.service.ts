@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
 import type { PrismaClient, TokenRole } from '../generated/prisma/client';
 import { AppError } from '../errors/app-error';
 import type { AuthInfo } from './auth-info';
@@ -15,6 +16,9 @@ export type TokenSummary = {
   revokedAt: Date | null;
 };
 
+/** What a token name may be (also validated by the CLI before it opens the store). */
+export const tokenName = z.string().trim().min(1, '1 to 100 characters').max(100, '1 to 100 characters');
+
 const TOKEN_PREFIX = 'sgw_';
 const TOKEN_BYTES = 32;
 
@@ -29,7 +33,7 @@ export async function createToken(
   role: TokenRole = 'integration',
 ): Promise<{ token: string; summary: TokenSummary }> {
   const trimmed = name.trim();
-  if (!trimmed || trimmed.length > 100) {
+  if (!tokenName.safeParse(trimmed).success) {
     throw new AppError('VALIDATION_FAILED', 'A token name is 1 to 100 characters', [{ field: 'name', message: '1 to 100 characters' }]);
   }
   if (await prisma.apiToken.findUnique({ where: { name: trimmed } })) {

@@ -1,28 +1,31 @@
+import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig, type AppConfig } from '../config';
-import { backupEmbeddedStore, restoreEmbeddedStore } from '../db/backup';
-import { DataDirLockedError } from '../db/data-dir-lock';
+import { restoreEmbeddedStore } from '../db/backup';
 import { openDatabase, type Database } from '../db/database';
 import { exportToPostgres } from '../db/export-to-postgres';
+import { backupOperation } from '../control/operations/store.operations';
 import { createLogger } from '../logger';
+import { runCommand } from './run-command';
 
 /**
  * backup, restore and export of the embedded store (docs/adr/0026-backup-restore-and-export.md).
- * Here they work on a stopped store (this process holds DATA_DIR); a running server takes its
- * backup through the CLI channel, with the same backupEmbeddedStore.
+ * backup runs in the running server when there is one (the control channel, src/control/), on
+ * the stopped store otherwise; restore and export need the store stopped.
  */
 export function registerStoreCommands(program: Command): void {
   program
     .command('backup')
     .argument('<file>', 'where to write the backup (a .tar.gz); <file>.sha256 is written beside it')
     .description('take a consistent backup of the embedded store (DATA_DIR), with a checksum')
-    .action((file: string) =>
-      withEmbeddedStore('backup', async (db) => {
-        const result = await backupEmbeddedStore(db, file);
-        console.log(`backup written: ${result.file} (${result.bytes} bytes, sha256 ${result.sha256})`);
-        console.log('Webhook secrets in it are encrypted: keep ENCRYPTION_KEY (or DATA_DIR/encryption.key) too, apart from the backup.');
-      }),
-    );
+    .action(async (file: string) => {
+      const { config } = commandContext();
+      if (config.databaseUrl) throw onPostgres('backup');
+      // Through the running server when there is one, in this process on a stopped store.
+      const result = await runCommand(backupOperation, { file: path.resolve(file) });
+      console.log(`backup written: ${result.file} (${result.bytes} bytes, sha256 ${result.sha256})`);
+      console.log('Webhook secrets in it are encrypted: keep ENCRYPTION_KEY (or DATA_DIR/encryption.key) too, apart from the backup.');
+    });
 
   program
     .command('restore')
@@ -58,6 +61,9 @@ export function registerStoreCommands(program: Command): void {
     );
 }
 
+const onPostgres = (command: string) =>
+  new Error(`${command} works on the embedded store; with DATABASE_URL use pg_dump / pg_restore (docs/operations.md, "Backups")`);
+
 function commandContext() {
   const config = loadConfig();
   return { config, logger: createLogger({ logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, 2) };
@@ -65,18 +71,8 @@ function commandContext() {
 
 async function withEmbeddedStore(command: string, fn: (db: Database, config: AppConfig) => Promise<void>): Promise<void> {
   const { config, logger } = commandContext();
-  if (config.databaseUrl) {
-    throw new Error(`${command} works on the embedded store; with DATABASE_URL use pg_dump / pg_restore (docs/operations.md, "Backups")`);
-  }
-  let db: Database;
-  try {
-    db = await openDatabase({ dataDir: config.dataDir, embeddedFsync: config.embeddedFsync, logger });
-  } catch (error) {
-    if (error instanceof DataDirLockedError && command === 'backup') {
-      throw new Error(`${error.message} A running server takes its backup through its CLI channel.`, { cause: error });
-    }
-    throw error;
-  }
+  if (config.databaseUrl) throw onPostgres(command);
+  const db = await openDatabase({ dataDir: config.dataDir, embeddedFsync: config.embeddedFsync, logger });
   try {
     await fn(db, config);
   } finally {

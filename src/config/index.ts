@@ -80,6 +80,11 @@ const envSchema = z.object({
   RETENTION_COMPLETED_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
   /** Resolved failures are deleted this many days after resolution; 0 keeps them. Open failures are never deleted. */
   RETENTION_RESOLVED_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
+  /**
+   * How long a CLI command waits for an embedded server that holds DATA_DIR to open its control
+   * socket (it opens it once it listens), and for another CLI command on DATA_DIR to finish.
+   */
+  CLI_WAIT_FOR_SERVER_MS: z.coerce.number().int().min(0).default(60_000),
   /** Comma-separated CIDRs webhooks may reach although built-in rules refuse them (e.g. 127.0.0.1/32 for a local receiver). */
   WEBHOOK_ALLOWED_NETWORKS: networkList(),
   /** Comma-separated CIDRs webhooks may never reach (on top of loopback, link-local, multicast…); wins over the allowed list. */
@@ -126,6 +131,7 @@ export type AppConfig = {
   tokenLastUsedResolutionMs: number;
   tokenCacheTtlMs: number;
   shutdownGraceMs: number;
+  cliWaitForServerMs: number;
   /** The SSRF guard's additions to its built-in rules (ADR 0018). */
   webhookNetworks: NetworkLists;
   /** Failing this long disables a webhook configuration; 0: never (ADR 0022). */
@@ -188,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     tokenLastUsedResolutionMs: e.TOKEN_LAST_USED_RESOLUTION_MS,
     tokenCacheTtlMs: e.TOKEN_CACHE_TTL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    cliWaitForServerMs: e.CLI_WAIT_FOR_SERVER_MS,
     webhookNetworks: { allowed: e.WEBHOOK_ALLOWED_NETWORKS, blocked: e.WEBHOOK_BLOCKED_NETWORKS },
     webhookDisableAfterMs: e.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
     retention: { completedDays: e.RETENTION_COMPLETED_DAYS, resolvedDays: e.RETENTION_RESOLVED_DAYS },

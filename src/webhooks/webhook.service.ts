@@ -29,7 +29,8 @@ const webhookSecret = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-const webhookInput = z.object({
+/** A configuration as given by an operator (also validated by the CLI before it opens the store). */
+export const webhookInput = z.object({
   url: webhookUrl,
   entityType: z.enum(FAILURE_ENTITY_TYPES),
   direction: z.enum(WEBHOOK_DIRECTIONS),

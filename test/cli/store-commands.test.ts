@@ -23,7 +23,7 @@ describe('sync-gateway backup and restore (embedded store, as processes)', () =>
   afterAll(() => rm(work, { recursive: true, force: true }));
 
   it(
-    'backs up a stopped store with a checksum, restores it elsewhere, and refuses a running one',
+    'backs up a stopped store and a running one (through its server), restores both elsewhere',
     async () => {
       const source = envFor(path.join(work, 'source'));
       expect((await runCli(source, ['token', 'create', '--name', 'erp'])).code).toBe(0);
@@ -40,15 +40,25 @@ describe('sync-gateway backup and restore (embedded store, as processes)', () =>
       expect(restore.code).toBe(0);
       expect((await runCli(target, ['token', 'list'])).stdout).toMatch(/erp/);
 
-      // While a server holds the store, the CLI cannot open it and says where a backup comes from then.
+      // While a server holds the store, the backup is taken by that server (the control channel).
       const server = await serveProcess({ ...source, LOG_LEVEL: 'info' });
+      const live = path.join(work, 'live.tar.gz');
       try {
-        const refused = await runCli(source, ['backup', path.join(work, 'live.tar.gz')]);
+        expect((await runCli(source, ['token', 'create', '--name', 'webshop'])).code).toBe(0);
+        const online = await runCli(source, ['backup', live]);
+        expect(online.stderr).toBe('');
+        expect(online.code).toBe(0);
+        expect(online.stdout).toMatch(/backup written: .*live\.tar\.gz/);
+        // restore and export need the store stopped.
+        const refused = await runCli(envFor(path.join(work, 'source')), ['export', '--to', 'postgresql://u@127.0.0.1:1/x']);
         expect(refused.code).toBe(1);
-        expect(refused.stderr).toMatch(/in use by another sync-gateway process.*CLI channel/);
+        expect(refused.stderr).toMatch(/in use/);
       } finally {
         await server.stop();
       }
+      const fromLive = envFor(path.join(work, 'from-live'));
+      expect((await runCli(fromLive, ['restore', live])).code).toBe(0);
+      expect((await runCli(fromLive, ['token', 'list'])).stdout).toMatch(/webshop/);
 
       const onPostgres = await runCli({ ...source, DATABASE_URL: 'postgresql://u@127.0.0.1:1/x' }, ['backup', file]);
       expect(onPostgres.code).toBe(1);

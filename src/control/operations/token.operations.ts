@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { createToken, listTokens, revokeToken, tokenName } from '../../auth/token.service';
+import { asJson, defineOperation } from '../operation';
+
+export const createTokenOperation = defineOperation({
+  name: 'token.create',
+  args: z.object({ name: tokenName, role: z.enum(['integration', 'admin']).default('integration') }),
+  run: async ({ db }, { name, role }) => asJson(await createToken(db.prisma, name, role)),
+});
+
+export const listTokensOperation = defineOperation({
+  name: 'token.list',
+  args: z.object({}),
+  run: async ({ db }) => asJson(await listTokens(db.prisma)),
+});
+
+export const revokeTokenOperation = defineOperation({
+  name: 'token.revoke',
+  args: z.object({ idOrName: z.string().min(1, 'an id or a name') }),
+  run: async ({ db, announceRevocation }, { idOrName }) => {
+    const summary = asJson(await revokeToken(db.prisma, idOrName));
+    return { summary, warning: await announceRevocation() };
+  },
+});
