@@ -66,7 +66,7 @@ export const queueRoutes: RestRoute[] = [
     tag: 'Outbound queue',
     summary: 'List queue items',
     description:
-      'Newest first; optional status filter; limit (default 50, max 500) and offset. Delivery schedule: attempt 1 at once, then 1 min, 5 min, 30 min, 2 h and 8 h after the previous failure; ' +
+      'Newest first; optional filters status and failureId (the deliveries of one failure); limit (default 50, max 500) and offset. Delivery schedule: attempt 1 at once, then 1 min, 5 min, 30 min, 2 h and 8 h after the previous failure; ' +
       'an item still failing after attempt 6, answered 410 Gone, or 24 h after its schedule started becomes failed.',
     example: { query: '?status=failed', response: { payload: [exampleItem], meta: { total: 1, limit: 50, offset: 0 } } },
   },

@@ -121,8 +121,12 @@ builder.queryFields((t) => ({
   }),
   outboundQueue: t.field({
     type: pageOf('OutboundQueuePage', OutboundQueueItem),
-    description: 'Queue items, newest first.',
-    args: { status: t.arg({ type: QueueStatusEnum }), ...pageArgs },
+    description: 'Queue items, newest first; optionally only those of one status, or the deliveries of one failure (failureId).',
+    args: {
+      status: t.arg({ type: QueueStatusEnum }),
+      failureId: t.arg.int({ description: 'Only the deliveries queued for this sync failure.' }),
+      ...pageArgs,
+    },
     resolve: (_root, args, ctx) => listQueueItems(ctx.prisma, args, args),
   }),
 }));

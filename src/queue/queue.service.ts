@@ -71,12 +71,17 @@ export async function deliveriesPerMinute(prisma: PrismaClient, minutes: number)
   );
 }
 
+/** Queue items, newest first, optionally of one status and of one failure (the failure's deliveries). */
 export function listQueueItems(
   prisma: PrismaClient,
-  filter: { status?: QueueStatus | null },
+  filter: { status?: QueueStatus | null; failureId?: number | null },
   args: PageArgs,
 ): Promise<PageShape<OutboundQueueItem>> {
-  return fetchPage(args, filter.status ? { status: filter.status } : {}, {
+  const where = {
+    ...(filter.status ? { status: filter.status } : {}),
+    ...(filter.failureId != null ? { failureId: filter.failureId } : {}),
+  };
+  return fetchPage(args, where, {
     find: (where, window) => prisma.outboundQueueItem.findMany({ where, orderBy: RECENT_ORDER, ...window }),
     count: (where) => prisma.outboundQueueItem.count({ where }),
   });

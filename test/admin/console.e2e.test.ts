@@ -1,7 +1,8 @@
 /**
  * The admin console end to end: the built page (dist/console) served by the real application,
  * driven in Debian's Chromium by playwright-core. Sign in, see a failure arrive live, resolve it,
- * retry a queue item, create and revoke a token. With CONSOLE_SCREENSHOTS=<dir> it also saves
+ * retry a queue item, read a delivery's attempts, resend it, recover a window, see a failure's
+ * deliveries, create and revoke a token. With CONSOLE_SCREENSHOTS=<dir> it also saves
  * screenshots of the main views (docs/console/ holds the committed ones).
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -13,7 +14,7 @@ import pino from 'pino';
 import { createWorker } from '../../src/queue/worker';
 import { decodeKeyring } from '../../src/webhooks/signing-keys';
 import { createWebhook } from '../../src/webhooks/webhook.service';
-import { startReceiver } from '../support/receiver';
+import { startReceiver, type Reply } from '../support/receiver';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
 
@@ -245,6 +246,129 @@ describe('admin console in Chromium', () => {
     await page.reload();
     await row.waitFor();
     expect(await page.content()).not.toContain(secret);
+  });
+
+  it("shows a delivery's attempts and payload, resends it, lists a failure's deliveries and recovers a window", async () => {
+    // A receiver that is busy once (500 with Retry-After), then takes everything.
+    const flaky = await startReceiver((_request, index): Reply =>
+      index === 0
+        ? { status: 500, headers: { 'content-type': 'application/json', 'retry-after': '30' }, body: '{"error":"busy"}' }
+        : { status: 200, headers: { 'content-type': 'application/json' }, body: '{"received":true}' },
+    );
+    try {
+      await createWebhook(db.prisma, api.secrets, {
+        url: flaky.url,
+        entityType: 'sale_order',
+        direction: 'to_webshop',
+        secret: 'whsec-flaky-0123456789',
+      });
+      const reported = await api.request('POST', '/api/v1/failures', {
+        body: { entity_type: 'sale_order', source: 'erp', external_id: 'SO-500', error_message: 'Unknown payment term' },
+      });
+      expect(reported.body).toMatchObject({ deliveries: 1 });
+      const failureId: number = reported.body.id;
+      const item = await db.prisma.outboundQueueItem.findFirstOrThrow({ where: { failureId } });
+      // Walk the schedule with an injected clock: attempt 1 at once (500), attempt 2 after the minute (200).
+      let clock = Date.now() + 1_000;
+      const worker = createWorker({
+        prisma: db.prisma,
+        secrets: api.secrets,
+        logger: pino({ level: 'silent' }),
+        clock: () => new Date(clock),
+      });
+      await worker.runOnce();
+      clock += 120_000;
+      await worker.runOnce();
+      expect(await db.prisma.outboundQueueItem.findUniqueOrThrow({ where: { id: item.id } })).toMatchObject({
+        status: 'completed',
+        attempts: 2,
+      });
+
+      // The queue lists the configuration's URL; the item shows both attempts, newest first.
+      await page.getByRole('link', { name: 'Queue', exact: true }).click();
+      await page.getByLabel('Status').selectOption('completed');
+      const row = page.locator(`tr[data-queue-id="${item.id}"]`);
+      await row.filter({ hasText: flaky.url }).waitFor();
+      await shot('queue-urls');
+      await row.locator(`a[href="/admin/queue/${item.id}"]`).click();
+      await page.getByRole('heading', { name: `Queue item #${item.id}` }).waitFor();
+      // (The URL comes from the configurations, a query of its own.)
+      await page.getByTestId('queue-item-url').filter({ hasText: flaky.url }).waitFor();
+      const attempts = page.locator('table.attempts tr.attempt');
+      expect(await attempts.count()).toBe(2);
+      const [second, first] = [attempts.nth(0), attempts.nth(1)];
+      expect(await second.getAttribute('data-outcome')).toBe('success');
+      expect(await second.locator('td.status-code').textContent()).toBe('200');
+      expect(await second.locator('pre.excerpt').textContent()).toBe('{"received":true}');
+      expect(await first.getAttribute('data-outcome')).toBe('http_error');
+      expect(await first.locator('td.status-code').textContent()).toBe('500');
+      expect(await first.locator('td').nth(5).textContent()).toBe('30');
+      expect(await first.locator('pre.excerpt').textContent()).toBe('{"error":"busy"}');
+      expect(await first.textContent()).toMatch(/\d+ ms/);
+      const payload = (await page.locator('pre.payload').textContent())!;
+      expect(JSON.parse(payload)).toMatchObject({ event: 'sync_failure', entity_type: 'sale_order', external_id: 'SO-500' });
+      expect(payload).toContain('\n  "external_id": "SO-500"');
+      await shot('queue-item');
+
+      // Resend: the same webhook-id again, and a third attempt in the log.
+      expect(await page.locator('p.actions').textContent()).toContain('same webhook-id');
+      await page.getByRole('button', { name: 'Resend' }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Item #${item.id} queued again with the same webhook-id` })
+        .waitFor();
+      expect(await db.prisma.outboundQueueItem.findUniqueOrThrow({ where: { id: item.id } })).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        messageId: item.messageId,
+      });
+      await worker.runOnce();
+      expect(flaky.requests).toHaveLength(3);
+      expect(flaky.requests[2]!.headers['webhook-id']).toBe(item.messageId);
+      expect(flaky.requests[0]!.headers['webhook-id']).toBe(item.messageId);
+      await page.reload();
+      await attempts.nth(2).waitFor();
+      expect(await attempts.count()).toBe(3);
+
+      // The failure lists its deliveries with their attempts.
+      await page.getByRole('link', { name: `Failure #${failureId}` }).click();
+      await page.getByRole('heading', { name: `Failure #${failureId}` }).waitFor();
+      const delivery = page.locator(`.delivery[data-delivery-id="${item.id}"]`);
+      await delivery.filter({ hasText: flaky.url }).waitFor();
+      expect(await delivery.locator('td.status-code').allTextContents()).toEqual(['200', '200', '500']);
+      await shot('failure-deliveries');
+
+      // Recover a window: nothing happens before the confirmation, then every failed item of it is back.
+      await db.prisma.outboundQueueItem.update({
+        where: { id: item.id },
+        data: { status: 'failed', lastError: 'HTTP 500', lastStatusCode: 500 },
+      });
+      const failed = await db.prisma.outboundQueueItem.count({ where: { status: 'failed' } });
+      expect(failed).toBeGreaterThanOrEqual(2); // this one and the 410 of the webhook test
+      await page.getByRole('link', { name: 'Queue', exact: true }).click();
+      // datetime-local takes the browser's local time; a day either side covers every item of this test run.
+      const local = (ms: number) => new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+      await page.getByLabel('Since').fill(local(Date.now() - 86_400_000));
+      await page.getByLabel('Until').fill(local(Date.now() + 86_400_000));
+      await page.getByRole('button', { name: 'Recover…', exact: true }).click();
+      const confirmation = page.getByTestId('recover-confirmation');
+      await confirmation.waitFor();
+      expect(await confirmation.textContent()).toContain('goes back to pending with a fresh schedule');
+      await shot('queue-recover');
+      expect(await db.prisma.outboundQueueItem.count({ where: { status: 'failed' } })).toBe(failed);
+      await confirmation.getByRole('button', { name: 'Recover now' }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `recovered: ${failed}` })
+        .waitFor();
+      expect(await db.prisma.outboundQueueItem.count({ where: { status: 'failed' } })).toBe(0);
+      expect(await db.prisma.outboundQueueItem.findUniqueOrThrow({ where: { id: item.id } })).toMatchObject({
+        status: 'pending',
+        messageId: item.messageId,
+      });
+    } finally {
+      await flaky.close();
+    }
   });
 
   it('creates a token that works, shows it once, and revokes it', async () => {

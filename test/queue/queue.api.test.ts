@@ -37,6 +37,38 @@ describe.each(backends)('outbound queue over REST on %s', (backend) => {
     expect((await ctx.api.request('GET', '/api/v1/outbound-queue?status=lost')).status).toBe(400);
   });
 
+  it("lists one failure's deliveries with their attempts (failureId filter)", async () => {
+    await seed();
+    const failure = await ctx.db.prisma.syncFailure.create({
+      data: { entityType: 'product', source: 'erp', externalId: 'SKU-7', errorMessage: 'Unknown tax code' },
+    });
+    const other = await ctx.db.prisma.syncFailure.create({
+      data: { entityType: 'product', source: 'erp', externalId: 'SKU-8', errorMessage: 'Unknown tax code' },
+    });
+    const mine = await ctx.db.prisma.outboundQueueItem.create({
+      data: { status: 'completed', messageId: `msg_${backend}_mine`, payload: { event: 'sync_failure' }, failureId: failure.id },
+    });
+    await ctx.db.prisma.outboundQueueItem.create({
+      data: { status: 'failed', messageId: `msg_${backend}_other`, payload: { event: 'sync_failure' }, failureId: other.id },
+    });
+    await ctx.db.prisma.deliveryAttempt.create({
+      data: { itemId: mine.id, attempt: 1, startedAt: new Date(), durationMs: 12, outcome: 'success', statusCode: 200 },
+    });
+
+    const rest = await ctx.api.request('GET', `/api/v1/outbound-queue?failureId=${failure.id}`);
+    expect(rest.status).toBe(200);
+    expect(rest.body.meta.total).toBe(1);
+    expect(rest.body.payload).toEqual([
+      expect.objectContaining({ id: mine.id, failureId: failure.id, attemptLog: [expect.objectContaining({ statusCode: 200 })] }),
+    ]);
+    const gql = await ctx.api.graphql(
+      `{ outboundQueue(failureId: ${failure.id}, status: failed) { meta { total } } all: outboundQueue(failureId: ${other.id}) { payload { id failureId } } }`,
+    );
+    expect(gql.body.data.outboundQueue.meta.total).toBe(0);
+    expect(gql.body.data.all.payload).toEqual([{ id: expect.any(Number), failureId: other.id }]);
+    expect((await ctx.api.request('GET', '/api/v1/outbound-queue?failureId=abc')).status).toBe(400);
+  });
+
   it('retries one failed item (409 otherwise, 404 when unknown)', async () => {
     const ids = await seed();
     const retried = await ctx.api.request('POST', `/api/v1/outbound-queue/${ids[3]}/retry`);

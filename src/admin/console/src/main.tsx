@@ -8,6 +8,7 @@ import { Accounts } from './pages/Accounts';
 import { FailureDetail, Failures } from './pages/Failures';
 import { Overview } from './pages/Overview';
 import { Queue } from './pages/Queue';
+import { QueueItemDetail } from './pages/QueueItem';
 import { Reconciliation } from './pages/Reconciliation';
 import { SignIn } from './pages/SignIn';
 import { Tokens } from './pages/Tokens';
@@ -42,6 +43,7 @@ function App() {
               <Route path="/admin/failures" component={Failures} />
               <Route path="/admin/failures/:id" component={FailureDetail} />
               <Route path="/admin/queue" component={Queue} />
+              <Route path="/admin/queue/:id" component={QueueItemDetail} />
               <Route path="/admin/webhooks" component={Webhooks} />
               <Route path="/admin/reconciliation" component={Reconciliation} />
               <Route path="/admin/tokens" component={Tokens} />

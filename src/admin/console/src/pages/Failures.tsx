@@ -11,6 +11,7 @@ import {
   type FailureRow,
   type Page,
 } from '../api';
+import { FailureDeliveries } from '../components/Deliveries';
 import { ErrorNote, Notice, Pager, Select, TableHead, time } from '../components/ui';
 
 const PAGE_SIZE = 25;
@@ -153,6 +154,7 @@ export function FailureDetail() {
           ) : (
             <pre class="raw">{JSON.stringify(failure.raw_data, null, 2)}</pre>
           )}
+          <FailureDeliveries failureId={failure.id} />
           {failure.status === 'open' && (
             <form
               class="inline"

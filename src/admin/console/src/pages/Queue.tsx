@@ -1,9 +1,19 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useLocation } from 'preact-iso';
-import { QUEUE, QUEUE_STATUSES, RETRY_FAILED, RETRY_ITEM, type Page, type QueueItem } from '../api';
+import { QUEUE_STATUSES, type Page } from '../api';
+import { useWebhookTargets, WebhookTargetLabel } from '../components/Deliveries';
+import { RecoverWindow } from '../components/RecoverWindow';
 import { ErrorNote, Notice, Pager, Select, TableHead, time } from '../components/ui';
+import { QUEUE, RETRY_FAILED, RETRY_ITEM, type QueueItem } from '../queue-api';
 
 const PAGE_SIZE = 25;
+
+/** lastError already says "HTTP 500" for a status error: the status is added only when it says something else. */
+function lastResult(item: QueueItem): string {
+  const status = item.lastStatusCode ? `HTTP ${item.lastStatusCode}` : null;
+  const parts = [status && !item.lastError?.includes(status) ? status : null, item.lastError];
+  return parts.filter(Boolean).join(' · ');
+}
 
 export function Queue() {
   const { query, path, route } = useLocation();
@@ -22,6 +32,7 @@ export function Queue() {
   });
   const [retryOne, retry] = useMutation<{ retryQueueItem: { id: number } }>(RETRY_ITEM);
   const [retryAll, retryFailed] = useMutation<{ retryFailedQueueItems: { retried: number } }>(RETRY_FAILED);
+  const targets = useWebhookTargets();
   const refresh = () => reload({ requestPolicy: 'network-only' });
   return (
     <section class="card">
@@ -40,11 +51,15 @@ export function Queue() {
       {retryAll.data && <Notice>{retryAll.data.retryFailedQueueItems.retried} failed items put back in the queue.</Notice>}
       {retryOne.data && <Notice>Item #{retryOne.data.retryQueueItem.id} put back in the queue.</Notice>}
       <table class="list">
-        <TableHead columns={['#', 'Status', 'Attempts', 'Next attempt', 'Last result', 'Webhook', 'Failure', '']} />
+        <TableHead columns={['#', 'Status', 'Attempts', 'Next attempt', 'Last result', 'Webhook URL', 'Failure', '']} />
         <tbody>
           {data?.outboundQueue.payload.map((item) => (
             <tr key={item.id} data-queue-id={item.id}>
-              <td>{item.id}</td>
+              <td>
+                <a href={`/admin/queue/${item.id}`} title="Attempts, payload, retry and resend">
+                  {item.id}
+                </a>
+              </td>
               <td>
                 <span class={`badge ${item.status}`}>{item.status}</span>
               </td>
@@ -54,10 +69,10 @@ export function Queue() {
               <td>
                 {item.status === 'completed' ? `done ${time(item.completedAt)}` : item.status === 'failed' ? '—' : time(item.nextAttemptAt)}
               </td>
-              <td class="message">
-                {item.lastStatusCode ? `HTTP ${item.lastStatusCode}` : ''} {item.lastError ?? ''}
+              <td class="message">{lastResult(item)}</td>
+              <td>
+                <WebhookTargetLabel id={item.webhookConfigId} targets={targets} />
               </td>
-              <td>{item.webhookConfigId ?? 'removed'}</td>
               <td>{item.failureId ? <a href={`/admin/failures/${item.failureId}`}>{item.failureId}</a> : '—'}</td>
               <td>
                 {item.status === 'failed' && (
@@ -71,6 +86,7 @@ export function Queue() {
         </tbody>
       </table>
       {data && <Pager meta={data.outboundQueue.meta} onOffset={(o) => go({ offset: o })} />}
+      <RecoverWindow onRecovered={refresh} />
     </section>
   );
 }
