@@ -77,6 +77,8 @@ export function listQueueItems(
   filter: { status?: QueueStatus | null; failureId?: number | null },
   args: PageArgs,
 ): Promise<PageShape<OutboundQueueItem>> {
+  // Ids are positive: a failureId of 0 or less names nothing and is a mistake, not an empty page.
+  if (filter.failureId != null && filter.failureId < 1) throw validationFailed([{ field: 'failureId', message: 'Must be at least 1' }]);
   const where = {
     ...(filter.status ? { status: filter.status } : {}),
     ...(filter.failureId != null ? { failureId: filter.failureId } : {}),
