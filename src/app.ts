@@ -1,4 +1,3 @@
-import { useSofa } from '@graphql-yoga/plugin-sofa';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { CONSOLE_PATH, useAdminConsole } from './admin/console.plugin';
@@ -37,7 +36,7 @@ import { createRestErrorHandler } from './rest/error-handler';
 import { buildOpenApiDocument } from './rest/openapi';
 import { useRestEdge } from './rest/rest-edge.plugin';
 import { restRoutes } from './rest/routes';
-import { sofaConfig } from './rest/sofa';
+import { sofaConfig, useRestSofa } from './rest/sofa';
 
 const GRAPHIQL_OPTIONS = { title: 'sync-gateway GraphiQL' };
 
@@ -55,7 +54,7 @@ export type AppDeps = {
   /** Shared through Redis between replicas when the server has REDIS_URL. */
   rateLimiters: RateLimiters;
   accounts: Omit<AccountDeps, 'prisma'>;
-  db: Pick<Database, 'prisma' | 'backend'>;
+  db: Pick<Database, 'prisma' | 'backend' | 'sql'>;
   logger: Logger;
   events: EventHub;
   secrets: SecretBox;
@@ -129,6 +128,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
     },
     context: ({ requestId, auth, clientIp, idempotencyRef }) => ({
       prisma: db.prisma,
+      sql: db.sql,
       requestId: requestId ?? 'unknown',
       auth: auth ?? null,
       logger: logger.child({ requestId }),
@@ -189,10 +189,10 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       }),
       useIdempotencyKeys({ prisma: db.prisma, routes: restRoutes, logger }),
       useRestEdge({ schema, routes: restRoutes }),
-      useSofa({
+      useRestSofa({
         ...sofaConfig(schema, restRoutes),
         // SOFA types its handler with fets' Response; the WHATWG Response is what it returns at run time.
-        errorHandler: createRestErrorHandler(logger) as unknown as NonNullable<Parameters<typeof useSofa>[0]['errorHandler']>,
+        errorHandler: createRestErrorHandler(logger) as unknown as NonNullable<Parameters<typeof useRestSofa>[0]['errorHandler']>,
       }),
       ...graphqlLimitPlugins(config.graphqlLimits),
       useErrorPolicy(),

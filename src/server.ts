@@ -15,7 +15,7 @@ import { countActiveTokens } from './auth/token.service';
 import { startupFields, STARTUP_MESSAGE } from './startup-banner';
 import { createEventHub } from './events/hub';
 import { attachGraphqlWs } from './http/graphql-ws';
-import { reclaimAbandonedDeliveries } from './queue/reclaim';
+import { reclaimAbandonedDeliveries } from './queue/sql/reclaim-abandoned-deliveries';
 import { createWorker } from './queue/worker';
 import { startWorkerThread, type BackgroundWorker } from './queue/worker-thread';
 import { setWebhookNetworks } from './webhooks/network-policy';
@@ -23,6 +23,7 @@ import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
 import { createRedisClient, redisHealth } from './redis/redis-client';
 import { openControlSocket } from './control/control-socket';
 import { serverControlContext } from './control/server-context';
+import { startPendingCountCompaction } from './changes/pending-counts';
 
 export type RunningServer = { url: string; server: Server; db: Database; close(): Promise<void> };
 
@@ -49,7 +50,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       : config.databaseUrl
         ? startWorkerThread({ config, encryptionKey, events, logger, onAttempt: metrics.deliveryAttempt })
         : createWorker({
-            prisma: db.prisma,
+            database: db.prisma,
             secrets,
             logger,
             events,
@@ -88,6 +89,8 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     worker?.start();
+    // Keeps each pending count a sum over a few rows (ADR 0030); safe on every replica at once.
+    const compaction = startPendingCountCompaction(db.prisma, { logger });
     // The embedded store is this process's alone: the CLI asks it over a local socket (ADR 0023).
     const control =
       db.backend === 'pglite'
@@ -119,6 +122,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
         await drained;
         clearTimeout(timer);
         await worker?.stop();
+        await compaction.stop();
         await events.close();
         await limiterRedis?.quit().catch(() => limiterRedis.disconnect());
         await db.close();
@@ -137,7 +141,7 @@ export async function startWorker(config: AppConfig, logger: Logger): Promise<{ 
   // Operational events reach the other replicas' subscribers through Redis (without it, nobody listens here).
   const events = config.redisUrl ? createEventHub({ redisUrl: config.redisUrl, logger }) : undefined;
   const worker = createWorker({
-    prisma: db.prisma,
+    database: db.prisma,
     secrets,
     logger,
     databaseUrl: config.databaseUrl,
@@ -198,6 +202,7 @@ async function openStore(config: AppConfig, logger: Logger, options: { listen: b
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     embeddedFsync: config.embeddedFsync,
+    embeddedMemoryCeilingMb: config.embeddedMemoryCeilingMb,
     logger,
     pool: { ...config.databasePool, size: options.poolSize },
   });

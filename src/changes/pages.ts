@@ -1,5 +1,8 @@
+import type { Pool } from 'pg';
+import { queryPrepared } from '../db/prepared-query';
 import type { PageShape } from './results';
 import { resolvePage, type PageArgs } from './pagination';
+import { pendingCountSql } from './pending-counts';
 import type { SqlRunner, TrackedTableName } from './tracked-table';
 
 export type Window = { skip: number; take: number };
@@ -16,6 +19,9 @@ export async function fetchPage<Row, Where>(args: PageArgs, where: Where, query:
   return { payload, meta: { total, limit: page.limit, offset: page.offset } };
 }
 
+/** Where a change list reads: Prisma, and on PostgreSQL the pg pool beneath it (ADR 0033). */
+export type ChangeListSource = { prisma: SqlRunner; sql?: Pool | undefined };
+
 /** Newest change first, for dashboards. */
 export const RECENT_ORDER = [{ updatedAt: 'desc' as const }, { id: 'desc' as const }];
 
@@ -25,15 +31,17 @@ export const RECENT_ORDER = [{ updatedAt: 'desc' as const }, { id: 'desc' as con
  * revision is remembered for `reader` (the API token or session asking), so that its
  * acknowledgement by id covers exactly what that reader was shown and nothing another reader saw
  * (ADR 0002). The webshop polls this all day, so it is one statement, one round trip: page,
- * total and the listing mark together, in one snapshot; the mark writes only rows whose revision
+ * total and the listing mark together, in one snapshot. The total is the pending counters' sum
+ * (O(1), ADR 0030), a count of the rows only with `since`. The mark writes only rows whose revision
  * this reader has not been shown yet. It skips rows a push holds locked, so a poll never waits
  * for a push nor deadlocks with one; such a row is unmarked, which is safe: acknowledged by id it
  * comes back in notListed and stays pending (the push is about to change it anyway). Rows come
  * back in the Prisma model's shape. `filter`'s keys are column names written in the code, never
- * input.
+ * input. On PostgreSQL the statement runs through the pg pool as a named prepared statement
+ * (parsed once per connection, no Prisma raw layer); on PGlite through Prisma.
  */
 export async function changeListPage<Row extends { id: number; revision: number }>(
-  db: SqlRunner,
+  db: ChangeListSource,
   table: TrackedTableName,
   reader: string,
   args: PageArgs,
@@ -50,14 +58,17 @@ export async function changeListPage<Row extends { id: number; revision: number 
       conditions.push(`(updated_at, id) > ($${params.length - 1}::timestamptz, $${params.length}::int)`);
     }
   }
+  const placeholders = new Map<string, string>();
   for (const [column, value] of Object.entries(filter)) {
     params.push(value);
+    placeholders.set(column, `$${params.length}`);
     conditions.push(`"${column}" = $${params.length}`);
   }
   params.push(page.limit, page.offset);
   const where = conditions.join(' AND ');
-  const rows = await db.$queryRawUnsafe<Array<Record<string, unknown>>>(
-    `WITH page AS MATERIALIZED (
+  const counted = page.since ? undefined : pendingCountSql(table, filter, (column) => placeholders.get(column)!);
+  const totalSql = counted ?? `(SELECT count(*)::int FROM "${table}" WHERE ${where})`;
+  const sql = `WITH page AS MATERIALIZED (
        SELECT * FROM "${table}" WHERE ${where}
         ORDER BY updated_at, id LIMIT $${params.length - 1}::int OFFSET $${params.length}::int
      ), listed AS (
@@ -69,14 +80,33 @@ export async function changeListPage<Row extends { id: number; revision: number 
            FOR UPDATE OF u SKIP LOCKED)
      )
      SELECT total.n AS "__total", page.*
-       FROM (SELECT count(*)::int AS n FROM "${table}" WHERE ${where}) AS total
+       FROM (SELECT ${totalSql} AS n) AS total
        LEFT JOIN page ON true
-      ORDER BY page.updated_at, page.id`,
-    ...params,
-  );
-  const total = Number(rows[0]?.__total ?? 0);
-  const payload = rows.filter((row) => row.id !== null).map((row) => toModel<Row>(row));
+      ORDER BY page.updated_at, page.id`;
+  const { total, payload } = db.sql ? await viaPool<Row>(db.sql, sql, params) : await viaPrisma<Row>(db.prisma, sql, params);
   return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+}
+
+type PageRows<Row> = { total: number; payload: Row[] };
+
+async function viaPrisma<Row>(prisma: SqlRunner, sql: string, params: unknown[]): Promise<PageRows<Row>> {
+  const rows = await prisma.$queryRawUnsafe<Array<Record<string, unknown>>>(sql, ...params);
+  return { total: Number(rows[0]?.__total ?? 0), payload: rows.filter((row) => row.id !== null).map((row) => toModel<Row>(row)) };
+}
+
+async function viaPool<Row>(pool: Pool, sql: string, params: unknown[]): Promise<PageRows<Row>> {
+  const { columns, rows } = await queryPrepared(pool, sql, params);
+  const fields = columns.map(fieldOf);
+  const totalAt = columns.indexOf('__total');
+  const idAt = columns.indexOf('id');
+  const payload: Row[] = [];
+  for (const row of rows) {
+    if (row[idAt] === null) continue;
+    const model: Record<string, unknown> = {};
+    for (let i = 0; i < fields.length; i++) if (fields[i] !== undefined) model[fields[i]!] = row[i];
+    payload.push(model as Row);
+  }
+  return { total: Number(rows[0]?.[totalAt] ?? 0), payload };
 }
 
 const fieldNames = new Map<string, string>();
@@ -85,13 +115,19 @@ const fieldNames = new Map<string, string>();
 function toModel<Row>(row: Record<string, unknown>): Row {
   const model: Record<string, unknown> = {};
   for (const column in row) {
-    if (column === '__total' || column === 'listed_revisions') continue;
-    let field = fieldNames.get(column);
-    if (field === undefined) {
-      field = column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-      fieldNames.set(column, field);
-    }
-    model[field] = row[column];
+    const field = fieldOf(column);
+    if (field !== undefined) model[field] = row[column];
   }
   return model as Row;
+}
+
+/** The model field of a column; undefined for the total and the listing marks, which a page leaves out. */
+function fieldOf(column: string): string | undefined {
+  if (column === '__total' || column === 'listed_revisions') return undefined;
+  let field = fieldNames.get(column);
+  if (field === undefined) {
+    field = column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+    fieldNames.set(column, field);
+  }
+  return field;
 }

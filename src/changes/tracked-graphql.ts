@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../generated/prisma/client';
 import { builder } from '../graphql/builder';
 import { AckItemInput, AckResult, BatchAckResult, PendingChanges, SyncResult } from '../graphql/common-types';
+import { countPending } from './pending-counts';
 import type { SyncResultShape } from './results';
 import { readerOf } from '../graphql/reader';
 import { DEFAULT_CONTEXT, MAX_DRY_RUN_RECORDS, MAX_IDS_PER_ACK, acknowledgeMany, acknowledgeOne } from './tracked-service';
@@ -14,7 +15,14 @@ export type TrackedSync = {
   maxItems: number;
   /** Whether records carry a context label (stock entries do not). Default true. */
   withContext?: boolean;
-  run: (prisma: PrismaClient, records: readonly unknown[], context: string, dryRun: boolean) => Promise<SyncResultShape>;
+  /** pushedBy: the caller's token (or admin account) name, recorded in the change history (ADR 0031). */
+  run: (
+    prisma: PrismaClient,
+    records: readonly unknown[],
+    context: string,
+    dryRun: boolean,
+    pushedBy: string | null,
+  ) => Promise<SyncResultShape>;
 };
 
 /**
@@ -45,10 +53,7 @@ export function registerTrackedOperations(options: {
   );
   builder.objectField(PendingChanges, names.pendingCount, (t) =>
     t.int({
-      resolve: async (_parent, _args, ctx) => {
-        const rows = await ctx.prisma.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "${table}" WHERE pending`);
-        return rows[0]?.n ?? 0;
-      },
+      resolve: (_parent, _args, ctx) => countPending(ctx.prisma, table),
     }),
   );
 }
@@ -75,7 +80,7 @@ function registerSync(label: string, sync: TrackedSync): void {
       resolve: (_root, args, ctx) => {
         const values = args as Record<string, unknown>;
         const context = (values.context as string | null | undefined) ?? DEFAULT_CONTEXT;
-        return sync.run(ctx.prisma, values[listArg] as unknown[], context, values.dry_run === true);
+        return sync.run(ctx.prisma, values[listArg] as unknown[], context, values.dry_run === true, ctx.auth?.name ?? null);
       },
     }),
   }));

@@ -140,6 +140,8 @@ export const CHANGE_LIST_RULES =
   `${ACK_RULE} Each record carries its revision for that purpose. ` +
   'Paging with since: updatedAt stamps follow commit order (a push that commits later always carries a later updatedAt, however long the transactions), ' +
   'so since = the newest updatedAt you have processed never skips a later commit. The records of one push share one updatedAt: ' +
-  'after a full page pass since and after_id = the updatedAt and id of its last record (keyset paging); since alone is enough after a page that was not full.';
+  'after a full page pass since and after_id = the updatedAt and id of its last record (keyset paging); since alone is enough after a page that was not full. ' +
+  'meta.total is exact, as of the same moment as the page. Without since it comes from pending counters the database keeps with every write, ' +
+  'so a poll costs the same with 10 or 1,000,000 records pending; with since the matching records are counted, at a cost that grows with their number.';
 
 const capitalize = (s: string) => s[0]!.toUpperCase() + s.slice(1);

@@ -2,14 +2,20 @@ import type { PrismaClient } from '../generated/prisma/client';
 import { releaseBulkParameters } from '../db/prisma-debug-history';
 import { takeChangeClock } from './change-clock';
 import { changedFieldNames, mergeFields, type FieldMap } from './diff';
-import { pendingFieldsSql, type SqlRunner, type TrackedTableName } from './tracked-table';
+import type { SqlRunner } from './tracked-table';
+import type { PushedBy } from './history-writes';
+import {
+  ConcurrentInsertError,
+  insertNew,
+  updateChanged,
+  updateSourceTimes,
+  type PendingValues,
+  type TrackedTableSpec,
+} from './tracked-writes';
 import type { RecordAction } from './results';
 import { isStale } from './source-time';
 
-/** A top-level column of a tracked table that is diffed like a data field (erp_id, type, …). */
-export type TrackedColumn = { name: string; sqlType: 'int' | 'text' | 'double precision' };
-
-export type TrackedTableSpec = { table: TrackedTableName; columns: readonly TrackedColumn[] };
+export type { TrackedColumn, TrackedTableSpec, PendingValues } from './tracked-writes';
 
 /** One valid inbound record, already validated by its domain. */
 export type IncomingRecord = {
@@ -51,6 +57,8 @@ type WorkingState = {
   fieldRevisions: Record<string, number>;
   /** Fields this batch changed; non-empty means the row must be written. */
   changed: Set<string>;
+  /** Stored value of each changed field before this batch: the history's old values (ADR 0031). */
+  before: FieldMap;
   sourceUpdatedAt: Date | null;
   /** The source time moved on without any field changing: written without touching the ledger. */
   sourceMoved: boolean;
@@ -58,11 +66,7 @@ type WorkingState = {
   pendingValues: PendingValues;
 };
 
-export type PendingValues = Record<string, Array<[number, unknown]>>;
-
 const MAX_ATTEMPTS = 3;
-
-class ConcurrentInsertError extends Error {}
 
 /**
  * Runs `work` in one transaction, retried when another request inserted one of its new external
@@ -113,13 +117,15 @@ export async function inPushTransaction<T>(prisma: PrismaClient, dryRun: boolean
  * diffs field by field, then inserts the new rows and updates the changed ones with one
  * set-based statement each. Records apply in order, so a later record with the same external id
  * wins, unless its source_updated_at is older than the stored (or an earlier record's) one: then
- * it is skipped (ADR 0027). Returns one outcome and one report per record and the rows written.
+ * it is skipped (ADR 0027). The rows written get their history (ADR 0031) in the same statements,
+ * naming `pushedBy`. Returns one outcome and one report per record and the rows written.
  */
 export async function upsertTracked(
   tx: SqlRunner,
   spec: TrackedTableSpec,
   records: readonly IncomingRecord[],
   context: string,
+  pushedBy: PushedBy,
 ): Promise<{ outcomes: RecordOutcome[]; reports: RecordReport[]; written: WrittenRow[] }> {
   if (records.length === 0) return { outcomes: [], reports: [], written: [] };
   const columnList = spec.columns.map((c) => c.name);
@@ -142,6 +148,7 @@ export async function upsertTracked(
         revision: (row.revision as number) + 1,
         fieldRevisions: row.field_revisions as Record<string, number>,
         changed: new Set<string>(),
+        before: {},
         sourceUpdatedAt: row.source_updated_at as Date | null,
         sourceMoved: false,
         pendingValues: row.pending_values as PendingValues,
@@ -156,8 +163,8 @@ export async function upsertTracked(
   const updated = all.filter((s) => s.id !== undefined && s.changed.size > 0);
   if (fresh.length + updated.length > 0) {
     const stamp = await takeChangeClock(tx, spec.table);
-    await insertNew(tx, spec, fresh, context, stamp);
-    await updateChanged(tx, spec, updated, context, stamp);
+    await insertNew(tx, spec, fresh, { context, stamp, pushedBy });
+    await updateChanged(tx, spec, updated, { context, stamp, pushedBy });
   }
   await updateSourceTimes(
     tx,
@@ -195,6 +202,7 @@ function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord, 
       revision: 1,
       fieldRevisions: Object.fromEntries(fieldNames.map((f) => [f, 1])),
       changed: new Set(fieldNames),
+      before: {},
       sourceUpdatedAt: sent ?? null,
       sourceMoved: false,
       pendingValues: {},
@@ -211,79 +219,12 @@ function applyRecord(states: Map<string, WorkingState>, record: IncomingRecord, 
   for (const field of changed) {
     state.fieldRevisions[field] = state.revision;
     state.changed.add(field);
+    // The history's old value is the stored one, before the first record of this batch that changed it.
+    if (state.id !== undefined && !Object.hasOwn(state.before, field)) state.before[field] = previous[field];
     // The value before this revision, once per revision: what `previous` shows until acknowledged.
     if (state.id === undefined) continue;
     const values = (state.pendingValues[field] ??= []);
     if (values[values.length - 1]?.[0] !== state.revision) values.push([state.revision, previous[field]]);
   }
   return { action: 'updated', changedFields: [...changed].sort(), previous };
-}
-
-function rowsJson(rows: WorkingState[], withId: boolean): string {
-  return JSON.stringify(
-    rows.map((s) => ({
-      ...(withId ? { id: s.id, revision: s.revision, pending_values: s.pendingValues } : {}),
-      external_id: s.externalId,
-      data: s.data,
-      field_revisions: s.fieldRevisions,
-      source_updated_at: s.sourceUpdatedAt,
-      ...s.columns,
-    })),
-  );
-}
-
-const recordsetColumns = (spec: TrackedTableSpec) => spec.columns.map((c) => `, ${c.name} ${c.sqlType}`).join('');
-
-/** Inserts the new rows and gives them their ids. */
-async function insertNew(tx: SqlRunner, spec: TrackedTableSpec, rows: WorkingState[], context: string, stamp: Date): Promise<void> {
-  if (rows.length === 0) return;
-  const cols = spec.columns.map((c) => `, ${c.name}`).join('');
-  const vcols = spec.columns.map((c) => `, v.${c.name}`).join('');
-  const inserted = await tx.$queryRawUnsafe<Array<{ id: number; external_id: string }>>(
-    `INSERT INTO "${spec.table}" (external_id, data, context, revision, acked_revision, field_revisions,
-                                  changed_fields, is_new, pending, created_at, updated_at, source_updated_at${cols})
-     SELECT v.external_id, v.data, $2, 1, 0, v.field_revisions,
-            ${pendingFieldsSql('v.field_revisions', '0')}, true, true, now(), $3::timestamptz, v.source_updated_at${vcols}
-       FROM jsonb_to_recordset($1::jsonb)
-         AS v(external_id text, data jsonb, field_revisions jsonb, source_updated_at timestamptz${recordsetColumns(spec)})
-     ON CONFLICT (external_id) DO NOTHING
-     RETURNING id, external_id`,
-    rowsJson(rows, false),
-    context,
-    stamp,
-  );
-  if (inserted.length !== rows.length) throw new ConcurrentInsertError();
-  const ids = new Map(inserted.map((r) => [r.external_id, r.id]));
-  for (const row of rows) row.id = ids.get(row.externalId);
-}
-
-async function updateChanged(tx: SqlRunner, spec: TrackedTableSpec, rows: WorkingState[], context: string, stamp: Date): Promise<void> {
-  if (rows.length === 0) return;
-  await tx.$executeRawUnsafe(
-    `UPDATE "${spec.table}" AS t SET
-        data = v.data, context = $2, revision = v.revision, field_revisions = v.field_revisions,
-        changed_fields = ${pendingFieldsSql('v.field_revisions', 't.acked_revision')},
-        pending = true, updated_at = $3::timestamptz, source_updated_at = v.source_updated_at, pending_values = v.pending_values${spec.columns.map((c) => `, ${c.name} = v.${c.name}`).join('')}
-       FROM jsonb_to_recordset($1::jsonb)
-         AS v(id int, revision int, external_id text, data jsonb, field_revisions jsonb, source_updated_at timestamptz, pending_values jsonb${recordsetColumns(spec)})
-      WHERE t.id = v.id`,
-    rowsJson(rows, true),
-    context,
-    stamp,
-  );
-}
-
-/**
- * Rows whose data did not change but whose source time moved on keep the newer time, so that a
- * delayed older push is still recognised as stale. Neither revision nor updated_at moves: there
- * is nothing new for the webshop, hence no change clock either (the rows are locked already).
- */
-async function updateSourceTimes(tx: SqlRunner, spec: TrackedTableSpec, rows: WorkingState[]): Promise<void> {
-  if (rows.length === 0) return;
-  await tx.$executeRawUnsafe(
-    `UPDATE "${spec.table}" AS t SET source_updated_at = v.source_updated_at
-       FROM jsonb_to_recordset($1::jsonb) AS v(id int, source_updated_at timestamptz)
-      WHERE t.id = v.id`,
-    JSON.stringify(rows.map((s) => ({ id: s.id, source_updated_at: s.sourceUpdatedAt }))),
-  );
 }

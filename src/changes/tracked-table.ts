@@ -73,16 +73,21 @@ export async function acknowledge(db: SqlRunner, table: TrackedTableName, reader
            WHERE kept.entries IS NOT NULL), '{}'::jsonb),`;
   // Listings are left in place: one below the acknowledged revision can widen nothing, a repeated
   // ack by id stays a no-op rather than "not listed", and the map holds one entry per reader.
+  // Rows are locked in id order first, as pushes lock them: two acknowledgements (or an ack and a
+  // push) of the same rows listed in different orders wait for each other instead of deadlocking.
   outcome.acknowledged = await db.$queryRawUnsafe<AckOutcome['acknowledged']>(
-    `UPDATE "${table}" AS t SET
+    `WITH locked AS MATERIALIZED (
+       SELECT id FROM "${table}" WHERE id IN (SELECT (x ->> 'id')::int FROM jsonb_array_elements($1::jsonb) AS x) ORDER BY id FOR UPDATE
+     )
+     UPDATE "${table}" AS t SET
         acked_revision = ${acked},
         changed_fields = ${pendingFieldsSql('t.field_revisions', acked)},
         pending = t.revision > ${acked},
         ${prune}
         is_new = false,
         acknowledged_at = now()
-       FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int)
-      WHERE t.id = v.id AND ${claimed} IS NOT NULL
+       FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int), locked
+      WHERE t.id = v.id AND locked.id = t.id AND ${claimed} IS NOT NULL
       RETURNING t.id, ${externalId} AS external_id`,
     payload,
     reader,

@@ -65,6 +65,11 @@ const envSchema = z.object({
    * that for speed: an OS crash or power cut may then lose acknowledged writes or corrupt the store.
    */
   EMBEDDED_FSYNC: z.enum(['true', 'false']).default('true'),
+  /**
+   * Embedded store: PGlite's WebAssembly memory never shrinks; past this many MB the store's thread
+   * recycles the instance between calls (a pause of a second or two; ADR 0035). 0 turns it off.
+   */
+  EMBEDDED_MEMORY_CEILING_MB: z.coerce.number().int().min(0).max(4_096).default(192),
   /** Largest accepted request body; the batch limits (5,000 products…) sit well below it. */
   MAX_BODY_BYTES: z.coerce
     .number()
@@ -80,6 +85,8 @@ const envSchema = z.object({
   RETENTION_COMPLETED_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
   /** Resolved failures are deleted this many days after resolution; 0 keeps them. Open failures are never deleted. */
   RETENTION_RESOLVED_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
+  /** Change-history entries are deleted this many days after the change; 0 keeps them (ADR 0031). */
+  RETENTION_HISTORY_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
   /**
    * How long a CLI command waits for an embedded server that holds DATA_DIR to open its control
    * socket (it opens it once it listens), and for another CLI command on DATA_DIR to finish.
@@ -118,6 +125,7 @@ export type AppConfig = {
   workerLeaseMs: number;
   databasePool: { size: number; workerSize: number; timeoutMs: number; statementTimeoutMs: number; connectTimeoutMs: number };
   embeddedFsync: boolean;
+  embeddedMemoryCeilingMb: number;
   rateLimit: { readPerMinute: number; writePerMinute: number };
   trustProxy: boolean;
   graphqlLimits: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number };
@@ -136,8 +144,8 @@ export type AppConfig = {
   webhookNetworks: NetworkLists;
   /** Failing this long disables a webhook configuration; 0: never (ADR 0022). */
   webhookDisableAfterMs: number;
-  /** What the delivery worker prunes, in days; 0 keeps forever (ADR 0021). */
-  retention: { completedDays: number; resolvedDays: number };
+  /** What the delivery worker prunes, in days; 0 keeps forever (ADRs 0021, 0031). */
+  retention: { completedDays: number; resolvedDays: number; historyDays: number };
 };
 
 export class ConfigError extends Error {
@@ -174,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
     },
     embeddedFsync: e.EMBEDDED_FSYNC === 'true',
+    embeddedMemoryCeilingMb: e.EMBEDDED_MEMORY_CEILING_MB,
     rateLimit: { readPerMinute: e.RATE_LIMIT_READ_PER_MINUTE, writePerMinute: e.RATE_LIMIT_WRITE_PER_MINUTE },
     trustProxy: e.TRUST_PROXY === 'true',
     graphqlLimits: {
@@ -197,6 +206,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     cliWaitForServerMs: e.CLI_WAIT_FOR_SERVER_MS,
     webhookNetworks: { allowed: e.WEBHOOK_ALLOWED_NETWORKS, blocked: e.WEBHOOK_BLOCKED_NETWORKS },
     webhookDisableAfterMs: e.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
-    retention: { completedDays: e.RETENTION_COMPLETED_DAYS, resolvedDays: e.RETENTION_RESOLVED_DAYS },
+    retention: {
+      completedDays: e.RETENTION_COMPLETED_DAYS,
+      resolvedDays: e.RETENTION_RESOLVED_DAYS,
+      historyDays: e.RETENTION_HISTORY_DAYS,
+    },
   };
 }

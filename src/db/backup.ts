@@ -37,8 +37,8 @@ export async function backupEmbeddedStore(db: Database, file: string): Promise<B
   }
   const { pglite, housekeeping } = db.embedded;
   await housekeeping.checkpoint();
-  const dump = await pglite.runExclusive(() => pglite.dumpDataDir('gzip'));
-  const bytes = new Uint8Array(await dump.arrayBuffer());
+  // Taken in the store's thread inside PGlite's exclusive section (no statement runs meanwhile).
+  const bytes = await pglite.dumpDataDir();
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const target = path.resolve(file);
   // Written aside and renamed: a backup interrupted half-way never passes for a whole one.

@@ -1,13 +1,11 @@
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { PrismaClient } from '../generated/prisma/client';
-import type { PGlite } from '@electric-sql/pglite';
 import { lockDataDir } from './data-dir-lock';
-import { openEmbeddedStore } from './durable-nodefs';
+import { startEmbeddedThread, type EmbeddedThread } from './embedded-thread';
 import { createHousekeeping, type Housekeeping, type HousekeepingOptions } from './housekeeping';
 import { applyMigrations } from './migrator';
 import { migrationsUpToDate } from './migrations-up-to-date';
@@ -23,12 +21,18 @@ export type Database = {
   location: string;
   migrate(): Promise<string[]>;
   close(): Promise<void>;
+  /**
+   * PostgreSQL only: the pool beneath Prisma's adapter, for hot statements run as named prepared
+   * statements (ADR 0033). Shared with Prisma, so it is one connection budget.
+   */
+  sql?: Pool;
   /** The embedded store itself (pglite backend only): backups, housekeeping, size gauges. */
   embedded?: EmbeddedStore;
 };
 
 export type EmbeddedStore = {
-  pglite: PGlite;
+  /** PGlite, running on a thread of its own (ADR 0032): statements, transactions, dumps. */
+  pglite: EmbeddedThread;
   /** The Postgres data directory (DATA_DIR/pglite). */
   pgDir: string;
   housekeeping: Housekeeping;
@@ -43,6 +47,8 @@ export type DatabaseOptions = {
   pool?: PoolSettings & { connectTimeoutMs?: number };
   /** Embedded store only: sync the WAL before a write returns (default true). */
   embeddedFsync?: boolean;
+  /** Embedded store only: WebAssembly memory (MB) past which PGlite is recycled (ADR 0035); 0 or absent: never. */
+  embeddedMemoryCeilingMb?: number;
   /** Embedded store only: intervals and thresholds of VACUUM and CHECKPOINT (tests shorten them). */
   housekeeping?: HousekeepingOptions;
 };
@@ -50,10 +56,16 @@ export type DatabaseOptions = {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.logger, options.pool)
-    : openPglite(options.dataDir, options.logger, options.embeddedFsync ?? true, options.housekeeping);
+    : openPglite(options.dataDir, options.logger, options.embeddedFsync ?? true, options.housekeeping, options.embeddedMemoryCeilingMb);
 }
 
-async function openPglite(dataDir: string, logger: Logger, fsync: boolean, housekeepingOptions?: HousekeepingOptions): Promise<Database> {
+async function openPglite(
+  dataDir: string,
+  logger: Logger,
+  fsync: boolean,
+  housekeepingOptions?: HousekeepingOptions,
+  memoryCeilingMb?: number,
+): Promise<Database> {
   const release = await lockDataDir(
     dataDir,
     (error) => {
@@ -65,8 +77,9 @@ async function openPglite(dataDir: string, logger: Logger, fsync: boolean, house
   );
   try {
     const pgDir = path.join(dataDir, 'pglite');
-    const pglite = await openEmbeddedStore(pgDir, { fsync, logger });
-    const adapter = new PrismaPGlite(pglite);
+    // Off the event loop: every statement (and the WAL's fsync) runs in the store's thread.
+    const pglite = await startEmbeddedThread({ pgDir, fsync, logger, ...(memoryCeilingMb !== undefined ? { memoryCeilingMb } : {}) });
+    const adapter = pglite.adapter;
     const prisma = new PrismaClient({ adapter });
     const housekeeping = createHousekeeping(pglite, { logger, ...housekeepingOptions });
     housekeeping.start();
@@ -102,6 +115,7 @@ async function openPostgres(databaseUrl: string, logger: Logger, pool: DatabaseO
   return {
     prisma,
     backend: 'postgresql',
+    sql: pgPool,
     location: `${url.hostname}:${url.port || 5432}${url.pathname}`,
     migrate: async () => {
       const applied = await migrateInThread(databaseUrl);

@@ -26,6 +26,9 @@ type NodeFsOps = {
 type EmscriptenModule = { FS: { filesystems: { NODEFS: NodeFsOps }; isDir(mode: number): boolean } };
 type EmscriptenOptions = { preRun?: Array<(module: EmscriptenModule) => void> };
 
+/** Where the store's warnings go: pino's logger, or the store thread's forwarder to it. */
+export type StoreLogger = Pick<Logger, 'warn'>;
+
 export type SyncCounters = {
   /** fsync/fdatasync calls that reached the operating system. */
   synced: number;
@@ -82,7 +85,7 @@ export class DurableNodeFS extends NodeFS {
    * fsync per file: seconds on a disk that flushes its cache on each) only syncs what this process
    * has written since. Returns false when the sync could not be made; nothing is skipped then.
    */
-  async syncWholeDirectory(logger?: Logger): Promise<boolean> {
+  async syncWholeDirectory(logger?: StoreLogger): Promise<boolean> {
     try {
       await promisify(execFile)('sync', ['-f', this.hostDir], { timeout: 60_000 });
       this.tracker.markBaselineSynced();
@@ -142,14 +145,27 @@ export function durableStartParams(): string[] {
  * Opens the embedded store under `pgDir`. With `fsync` (the default) a write returns only once its
  * WAL is on stable storage; without it PGlite's stock behaviour (an OS crash can lose or corrupt).
  */
-export async function openEmbeddedStore(pgDir: string, options: { fsync: boolean; logger?: Logger }): Promise<PGlite> {
+export async function openEmbeddedStore(pgDir: string, options: { fsync: boolean; logger?: StoreLogger }): Promise<PGlite> {
+  return (await embeddedStoreOpener(pgDir, options))();
+}
+
+/**
+ * The open path of the embedded store, reusable: each call opens a fresh PGlite on the same data
+ * directory with the same file system and settings (the recycle of ADR 0035). The durable file
+ * system is one object across instances, so its record of what was written since the whole
+ * directory was synced stays true and the directory is synced at once only the first time.
+ */
+export async function embeddedStoreOpener(
+  pgDir: string,
+  options: { fsync: boolean; logger?: StoreLogger },
+): Promise<() => Promise<PGlite>> {
   if (!options.fsync) {
     options.logger?.warn('EMBEDDED_FSYNC=false: an OS crash or power cut can lose acknowledged writes or corrupt the store');
-    return PGlite.create({ dataDir: pgDir, startParams: [...PGlite.defaultStartParams, ...embeddedSettingParams()] });
+    return () => PGlite.create({ dataDir: pgDir, startParams: [...PGlite.defaultStartParams, ...embeddedSettingParams()] });
   }
   const fs = new DurableNodeFS(pgDir);
   await fs.syncWholeDirectory(options.logger);
-  return PGlite.create({ fs, startParams: [...durableStartParams(), ...embeddedSettingParams()] });
+  return () => PGlite.create({ fs, startParams: [...durableStartParams(), ...embeddedSettingParams()] });
 }
 
 function isWalSegment(hostPath: string): boolean {

@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { EmbeddedSql } from './embedded-thread';
 import type { Logger } from 'pino';
 
 /**
@@ -6,8 +6,9 @@ import type { Logger } from 'pino';
  * (docs/adr/0025-embedded-housekeeping-and-memory.md): VACUUM of tables that collected dead
  * tuples, and CHECKPOINT so that WAL segments are recycled instead of piling up.
  *
- * Every statement goes through PGlite's own queue, behind any open transaction: a request waits at
- * most for one VACUUM of one table (each table is its own statement, so requests run in between).
+ * Every statement goes through PGlite's own queue (in the store's thread, ADR 0032), behind any open
+ * transaction: a request waits at most for one VACUUM of one table (each table is its own
+ * statement, so requests run in between). The timers stay here; the statements run there.
  */
 
 export type HousekeepingOptions = {
@@ -41,7 +42,7 @@ export type Housekeeping = {
 
 export const HOUSEKEEPING_DEFAULTS = { vacuumCheckMs: 5_000, checkpointMs: 60_000, deadTupleBase: 1_000, deadTupleShare: 0.1 };
 
-export async function tableStats(pglite: PGlite): Promise<TableStats[]> {
+export async function tableStats(pglite: Pick<EmbeddedSql, 'query'>): Promise<TableStats[]> {
   const { rows } = await pglite.query<TableStats>(
     `SELECT relname AS table, n_live_tup::int AS live, n_dead_tup::int AS dead, n_mod_since_analyze::int AS "modifiedSinceAnalyze"
        FROM pg_stat_user_tables WHERE schemaname = 'public' ORDER BY relname`,
@@ -49,7 +50,7 @@ export async function tableStats(pglite: PGlite): Promise<TableStats[]> {
   return rows;
 }
 
-export function createHousekeeping(pglite: PGlite, options: HousekeepingOptions = {}): Housekeeping {
+export function createHousekeeping(pglite: EmbeddedSql, options: HousekeepingOptions = {}): Housekeeping {
   const settings = { ...HOUSEKEEPING_DEFAULTS, ...options };
   const timers: NodeJS.Timeout[] = [];
   const longest = { vacuum: 0, analyze: 0, checkpoint: 0 };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PGlite } from '@electric-sql/pglite';
+import type { EmbeddedSql } from './embedded-thread';
 import { readMigrationList } from './migrator';
 
 /**
@@ -9,7 +9,7 @@ import { readMigrationList } from './migrator';
  * instantiate) has nothing to do and the start skips it; in any other case the engine runs and
  * decides, as before.
  */
-export async function migrationsUpToDate(pglite: PGlite): Promise<boolean> {
+export async function migrationsUpToDate(pglite: Pick<EmbeddedSql, 'query'>): Promise<boolean> {
   const table = await pglite.query<{ exists: boolean }>("SELECT to_regclass('public._prisma_migrations') IS NOT NULL AS exists");
   if (!table.rows[0]?.exists) return false;
   const { rows } = await pglite.query<{ migration_name: string; checksum: string; finished: boolean; rolled_back: boolean }>(

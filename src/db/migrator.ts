@@ -115,7 +115,7 @@ export async function readMigrationList(dir = MIGRATIONS_DIR): Promise<Migration
 /** Applies pending migrations; returns the names applied by this call. */
 export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAdapterFactory, log?: EngineLog): Promise<string[]> {
   return engineOperation(async () => {
-    const engine = await openSchemaEngine(adapterFactory, log);
+    const engine = await openSchemaEngine(wholeScripts(adapterFactory), log);
     try {
       const { appliedMigrationNames } = await engine.applyMigrations({
         migrationsList: await readMigrationList(),
@@ -125,6 +125,26 @@ export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAda
     } finally {
       engine.free();
     }
+  });
+}
+
+/**
+ * @prisma/adapter-pg runs a migration by splitting it at every ';' and sending the pieces one by
+ * one, which cuts a PL/pgSQL body apart (the pending-count triggers, ADR 0030) and applies half a
+ * migration when a later statement fails. PostgreSQL takes the whole script as one simple query
+ * (a query without parameters), in one implicit transaction, as Prisma's native engine sends it.
+ */
+function wholeScripts(factory: SqlMigrationAwareDriverAdapterFactory): SqlMigrationAwareDriverAdapterFactory {
+  if (factory.adapterName !== '@prisma/adapter-pg') return factory;
+  const connect = factory.connect.bind(factory);
+  return Object.assign(Object.create(factory) as SqlMigrationAwareDriverAdapterFactory, {
+    async connect() {
+      const adapter = await connect();
+      adapter.executeScript = async (script: string) => {
+        await adapter.executeRaw({ sql: script, args: [], argTypes: [] });
+      };
+      return adapter;
+    },
   });
 }
 

@@ -1,18 +1,21 @@
 import { z } from 'zod';
+import { FailureSource as StoredFailureSource, FailureStatus as StoredFailureStatus } from '../generated/prisma/enums';
 
 export const FAILURE_ENTITY_TYPES = ['product', 'partner', 'sale_order'] as const;
-export const FAILURE_SOURCES = ['erp', 'webshop'] as const;
-export const FAILURE_STATUSES = ['open', 'resolved'] as const;
+/** The values of the database's enums (schema.prisma), in their order. */
+export const FAILURE_SOURCES = Object.values(StoredFailureSource);
+export const FAILURE_STATUSES = Object.values(StoredFailureStatus);
 export const MAX_RAW_DATA_BYTES = 1024 * 1024;
 
 export type FailureEntityType = (typeof FAILURE_ENTITY_TYPES)[number];
-export type FailureSource = (typeof FAILURE_SOURCES)[number];
+export type FailureSource = StoredFailureSource;
+export type FailureStatus = StoredFailureStatus;
 
 /** SPEC 2.8 with the rules of the failures issue; types and enums are already checked by GraphQL. */
 export const failureInput = z
   .object({
     entity_type: z.enum(FAILURE_ENTITY_TYPES),
-    source: z.enum(FAILURE_SOURCES),
+    source: z.enum(StoredFailureSource),
     external_id: z.string().min(1, 'Must not be empty').max(255, 'At most 255 characters').nullish(),
     middleware_id: z.int32({ message: 'Must be an integer up to 2147483647' }).positive('Must be a positive id').nullish(),
     error_message: z.string().min(1, 'Must not be empty').max(10_000, 'At most 10,000 characters'),

@@ -3,7 +3,7 @@ import { builder } from '../graphql/builder';
 import { readerOf } from '../graphql/reader';
 import { FailureEntityType, FailureSource } from './failure-enums';
 import { pageArgs, pageOf } from '../graphql/pages';
-import { type FAILURE_ENTITY_TYPES, type FAILURE_SOURCES, FAILURE_STATUSES } from './failure.input';
+import { type FAILURE_ENTITY_TYPES, FAILURE_STATUSES } from './failure.input';
 import {
   ACK_ENTITY_TABLES,
   acknowledgeUpdate,
@@ -37,10 +37,10 @@ const FailureRecord = builder.interfaceRef<FailureRow>('FailureRecord').implemen
     entity_type: t.field({ type: FailureEntityType, resolve: (f) => f.entityType as (typeof FAILURE_ENTITY_TYPES)[number] }),
     external_id: t.exposeString('externalId', { nullable: true }),
     middleware_id: t.exposeInt('middlewareId', { nullable: true }),
-    source: t.field({ type: FailureSource, resolve: (f) => f.source as (typeof FAILURE_SOURCES)[number] }),
+    source: t.field({ type: FailureSource, resolve: (f) => f.source }),
     error_message: t.exposeString('errorMessage'),
     error_details: t.field({ type: [ErrorDetail], resolve: (f) => f.errorDetails as ErrorDetailShape[] }),
-    status: t.field({ type: FailureStatus, resolve: (f) => f.status as (typeof FAILURE_STATUSES)[number] }),
+    status: t.field({ type: FailureStatus, resolve: (f) => f.status }),
     hasRawData: t.exposeBoolean('hasRawData'),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the failure was reported.' }),
     resolvedAt: t.expose('resolvedAt', { type: 'DateTime', nullable: true }),

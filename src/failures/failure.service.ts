@@ -9,7 +9,15 @@ import { fetchPage } from '../changes/pages';
 import type { AckItem, TrackedTableName } from '../changes/tracked-table';
 import { acknowledgeOne } from '../changes/tracked-service';
 import { enqueueDeliveriesSql } from '../queue/queue.service';
-import { directionFor, FAILURE_ENTITY_TYPES, FAILURE_SOURCES, failureInput, type SyncFailureEvent } from './failure.input';
+import {
+  directionFor,
+  FAILURE_ENTITY_TYPES,
+  FAILURE_SOURCES,
+  failureInput,
+  type FailureSource,
+  type FailureStatus,
+  type SyncFailureEvent,
+} from './failure.input';
 
 /**
  * Stores a failure (open) and one delivery per matching active webhook configuration, in one
@@ -27,7 +35,7 @@ export async function reportFailure(
   const [row] = await prisma.$queryRawUnsafe<Array<StoredFailure & { deliveries: number; notified: number }>>(
     `WITH failure AS (
        INSERT INTO sync_failures (entity_type, source, external_id, middleware_id, error_message, error_details, raw_data, has_raw_data, idempotency_ref)
-       VALUES ($1, $2, $3, $4::int, $5, $6::jsonb, $7::jsonb, $7::jsonb IS NOT NULL, $9)
+       VALUES ($1, $2::failure_source, $3, $4::int, $5, $6::jsonb, $7::jsonb, $7::jsonb IS NOT NULL, $9)
        ON CONFLICT (idempotency_ref) DO NOTHING
        RETURNING id, entity_type, source, external_id, error_message, error_details, created_at
      ), ${enqueueDeliveriesSql('failure', '$8')}
@@ -82,8 +90,8 @@ type StoredFailure = {
 
 export type FailureFilter = {
   entity_type?: string | null;
-  status?: string | null;
-  source?: string | null;
+  status?: FailureStatus | null;
+  source?: FailureSource | null;
 };
 
 /** Newest first; raw_data is left out (hasRawData says whether there is some). */
@@ -107,7 +115,7 @@ export function listFailures(
 
 export type OpenFailureCount = {
   entity_type: (typeof FAILURE_ENTITY_TYPES)[number];
-  source: (typeof FAILURE_SOURCES)[number];
+  source: FailureSource;
   open: number;
 };
 

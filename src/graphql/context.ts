@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { AuthInfo } from '../auth/token.service';
@@ -14,6 +15,8 @@ export type ServerContext = {
   authLookup?: Promise<AuthInfo | null>;
   rateLimit?: { limit: number; result: { remainingPoints: number; msBeforeNext: number } };
   startedAt?: number;
+  /** The request URL's pathname, parsed once when the request arrives (onResponse hooks get no URL). */
+  pathname?: string;
   clientIp?: string;
   /** The request body, read once by the body-limits plugin. */
   bodyText?: string;
@@ -23,6 +26,8 @@ export type ServerContext = {
 
 export type RequestContext = {
   prisma: PrismaClient;
+  /** PostgreSQL only: the pool beneath Prisma, for the change lists' prepared statement (ADR 0033). */
+  sql: Pool | undefined;
   logger: Logger;
   requestId: string;
   auth: AuthInfo | null;

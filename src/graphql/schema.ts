@@ -17,6 +17,7 @@ import '../webhooks/operational-events.schema';
 import '../accounts/account.schema';
 import '../auth/token.schema';
 import '../reconciliation/reconciliation.schema';
+import '../history/history.schema';
 
 export const schema: GraphQLSchema = guardArguments(builder.toSchema());
 

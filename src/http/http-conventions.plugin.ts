@@ -87,8 +87,8 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
       }
     },
 
-    async onResponse({ request, response, serverContext, setResponse }) {
-      const url = new URL(request.url);
+    onResponse({ request, response, serverContext, setResponse }) {
+      const url = { pathname: serverContext.pathname ?? new URL(request.url).pathname };
       const headers = response.headers;
       // With CORS on, Yoga answers every OPTIONS itself; the answer still names the methods.
       if (request.method === 'OPTIONS' && response.status === 204 && !headers.has('allow')) {
@@ -97,45 +97,62 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
       }
       const contentType = headers.get('content-type');
       if (contentType && JSON_WITHOUT_CHARSET.test(contentType)) headers.set('content-type', `${contentType.trim()}; charset=utf-8`);
-
-      let graphqlBody: string | undefined;
-      if (url.pathname === options.graphqlEndpoint && response.status >= 400 && contentType?.startsWith('application/json')) {
-        const rest = (await response
-          .clone()
-          .json()
-          .catch(() => undefined)) as Partial<ErrorBody> | undefined;
-        if (rest?.error) graphqlBody = JSON.stringify(graphqlShaped(rest as ErrorBody));
-      }
-
-      if (response.status === 201) {
-        const location = locations.get(`${request.method} ${url.pathname.replace(/\/$/, '')}`);
-        const created = location
-          ? ((await response
-              .clone()
-              .json()
-              .catch(() => undefined)) as Record<string, unknown> | undefined)
-          : undefined;
-        const target = location && created ? fillLocation(location, created) : undefined;
-        if (target) headers.set('location', target);
-      }
-
-      const head = serverContext.headRequest === true;
-      if (head && response.body !== null && !contentType?.startsWith('text/event-stream')) {
-        headers.set('content-length', String((await response.clone().arrayBuffer()).byteLength));
-      }
-      // Read after the clones above: cloning replaces a response's body stream with one of two tees.
-      const body = graphqlBody ?? response.body;
-      if (graphqlBody !== undefined || head || response.statusText === '') {
-        setResponse(
-          new Response(head ? null : body, {
-            status: response.status,
-            statusText: response.statusText || STATUS_CODES[response.status] || '',
-            headers,
-          }),
-        );
-      }
+      const graphqlError =
+        url.pathname === options.graphqlEndpoint && response.status >= 400 && contentType?.startsWith('application/json');
+      // A plain answer (every poll) is done here, without a promise; the rest may read the body.
+      if (!graphqlError && response.status !== 201 && serverContext.headRequest !== true && response.statusText !== '') return;
+      return reshape(url.pathname, request, response, contentType, serverContext, setResponse);
     },
   };
+
+  async function reshape(
+    pathname: string,
+    request: Request,
+    response: Response,
+    contentType: string | null,
+    serverContext: ConventionsContext,
+    setResponse: (response: Response) => void,
+  ): Promise<void> {
+    const url = { pathname };
+    const headers = response.headers;
+
+    let graphqlBody: string | undefined;
+    if (url.pathname === options.graphqlEndpoint && response.status >= 400 && contentType?.startsWith('application/json')) {
+      const rest = (await response
+        .clone()
+        .json()
+        .catch(() => undefined)) as Partial<ErrorBody> | undefined;
+      if (rest?.error) graphqlBody = JSON.stringify(graphqlShaped(rest as ErrorBody));
+    }
+
+    if (response.status === 201) {
+      const location = locations.get(`${request.method} ${url.pathname.replace(/\/$/, '')}`);
+      const created = location
+        ? ((await response
+            .clone()
+            .json()
+            .catch(() => undefined)) as Record<string, unknown> | undefined)
+        : undefined;
+      const target = location && created ? fillLocation(location, created) : undefined;
+      if (target) headers.set('location', target);
+    }
+
+    const head = serverContext.headRequest === true;
+    if (head && response.body !== null && !contentType?.startsWith('text/event-stream')) {
+      headers.set('content-length', String((await response.clone().arrayBuffer()).byteLength));
+    }
+    // Read after the clones above: cloning replaces a response's body stream with one of two tees.
+    const body = graphqlBody ?? response.body;
+    if (graphqlBody !== undefined || head || response.statusText === '') {
+      setResponse(
+        new Response(head ? null : body, {
+          status: response.status,
+          statusText: response.statusText || STATUS_CODES[response.status] || '',
+          headers,
+        }),
+      );
+    }
+  }
 }
 
 /** `{"error": {...}}` as GraphQL clients expect it: the same code and status, the fields in extensions. */

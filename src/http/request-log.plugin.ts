@@ -14,30 +14,44 @@ export const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
  */
 export function useRequestLog(logger: Logger): Plugin<object, ServerContext> {
   return {
-    onRequest({ request, serverContext }) {
+    onRequest({ request, url, serverContext }) {
       const given = request.headers.get(REQUEST_ID_HEADER);
       serverContext.requestId = given && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
       serverContext.startedAt = performance.now();
+      serverContext.pathname = url.pathname;
     },
-    async onResponse({ request, response, serverContext, setResponse }) {
+    onResponse({ request, response, serverContext, setResponse }) {
       const requestId = serverContext.requestId ?? randomUUID();
       response.headers.set(REQUEST_ID_HEADER, requestId);
-      const url = new URL(request.url);
+      const pathname = serverContext.pathname ?? new URL(request.url).pathname;
       const status = response.status;
-      if (status >= 400 && response.headers.get('content-type')?.includes('application/json') && url.pathname !== GRAPHQL_ENDPOINT) {
-        const body = (await response
-          .clone()
-          .json()
-          .catch(() => undefined)) as { error?: Record<string, unknown> } | undefined;
-        if (body?.error && !body.error.requestId) {
-          body.error.requestId = requestId;
-          setResponse(Response.json(body, { status, headers: response.headers }));
-        }
+      const line = () => {
+        const ms = serverContext.startedAt ? Math.round((performance.now() - serverContext.startedAt) * 10) / 10 : undefined;
+        return { requestId, method: request.method, path: pathname, status, ms, token: serverContext.auth?.name };
+      };
+      if (status >= 400 && response.headers.get('content-type')?.includes('application/json') && pathname !== GRAPHQL_ENDPOINT) {
+        return withRequestId(response, requestId, setResponse).then(() => log(logger, status, line));
       }
-      const ms = serverContext.startedAt ? Math.round((performance.now() - serverContext.startedAt) * 10) / 10 : undefined;
-      const line = { requestId, method: request.method, path: url.pathname, status, ms, token: serverContext.auth?.name };
-      if (status >= 500) logger.error(line, 'request failed');
-      else logger.info(line, 'request');
+      log(logger, status, line);
+      return undefined;
     },
   };
+}
+
+/** One line per request; the line is only built when its level is on. */
+function log(logger: Logger, status: number, line: () => Record<string, unknown>): void {
+  if (status >= 500) logger.error(line(), 'request failed');
+  else if (logger.isLevelEnabled('info')) logger.info(line(), 'request');
+}
+
+/** JSON error bodies carry the request id, so that a support ticket can quote it. */
+async function withRequestId(response: Response, requestId: string, setResponse: (response: Response) => void): Promise<void> {
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => undefined)) as { error?: Record<string, unknown> } | undefined;
+  if (body?.error && !body.error.requestId) {
+    body.error.requestId = requestId;
+    setResponse(Response.json(body, { status: response.status, headers: response.headers }));
+  }
 }

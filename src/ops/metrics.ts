@@ -1,9 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PrismaClient } from '../generated/prisma/client';
-import type { TrackedTableName } from '../changes/tracked-table';
+import { countPendingByTable } from '../changes/pending-counts';
 import { registerTableGauges } from './table-metrics';
-
-const TRACKED_TABLES: TrackedTableName[] = ['products', 'partners', 'sale_orders', 'price_items', 'stocks', 'purchase_orders'];
 
 /**
  * Prometheus metrics of one process. Counters are updated as things happen; queue and pending
@@ -57,10 +55,8 @@ export function createMetrics(prisma: PrismaClient) {
     labelNames: ['entity'],
     registers: [registry],
     async collect() {
-      const rows = await prisma.$queryRawUnsafe<Array<{ entity: string; n: number }>>(
-        TRACKED_TABLES.map((t) => `SELECT '${t}' AS entity, count(*)::int AS n FROM "${t}" WHERE pending`).join(' UNION ALL '),
-      );
-      for (const row of rows) this.set({ entity: row.entity }, row.n);
+      const counts = await countPendingByTable(prisma);
+      for (const [entity, n] of Object.entries(counts)) this.set({ entity }, n);
     },
   });
   registerTableGauges(registry, prisma);

@@ -31,28 +31,36 @@ export function useOps(options: {
     const match = matcher.match(method, pathname);
     return match && match !== 'method-not-allowed' ? fullPath(match.route) : 'other';
   };
+  const serve = async ({ url, serverContext, endResponse }: OnRequestPayload): Promise<void> => {
+    if (url.pathname === READY_PATH) {
+      const state = await options.readiness();
+      endResponse(
+        Response.json({ status: state.ready ? 'ready' : 'not ready', checks: state.checks }, { status: state.ready ? 200 : 503 }),
+      );
+      return;
+    }
+    try {
+      const text = await options.metrics.registry.metrics();
+      endResponse(new Response(text, { headers: { 'content-type': options.metrics.registry.contentType } }));
+    } catch (error) {
+      // The queue gauges read the database: an outage answers 503 JSON like any route.
+      endResponse(requestErrorResponse(error, serverContext.requestId, options.logger, 'metrics'));
+    }
+  };
   return {
-    async onRequest({ request, url, serverContext, endResponse }) {
+    onRequest(payload) {
+      const { request, url } = payload;
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
-      if (url.pathname === READY_PATH) {
-        const state = await options.readiness();
-        endResponse(
-          Response.json({ status: state.ready ? 'ready' : 'not ready', checks: state.checks }, { status: state.ready ? 200 : 503 }),
-        );
-      } else if (url.pathname === METRICS_PATH) {
-        try {
-          const text = await options.metrics.registry.metrics();
-          endResponse(new Response(text, { headers: { 'content-type': options.metrics.registry.contentType } }));
-        } catch (error) {
-          // The queue gauges read the database: an outage answers 503 JSON like any route.
-          endResponse(requestErrorResponse(error, serverContext.requestId, options.logger, 'metrics'));
-        }
-      }
+      // Every other request goes on at once instead of through a promise.
+      if (url.pathname === READY_PATH || url.pathname === METRICS_PATH) return serve(payload);
+      return undefined;
     },
     onResponse({ request, response, serverContext }) {
-      const url = new URL(request.url);
+      const pathname = serverContext.pathname ?? new URL(request.url).pathname;
       const seconds = serverContext.startedAt ? (performance.now() - serverContext.startedAt) / 1000 : 0;
-      options.metrics.observeRequest(templateOf(request.method, url.pathname), request.method, response.status, seconds);
+      options.metrics.observeRequest(templateOf(request.method, pathname), request.method, response.status, seconds);
     },
   };
 }
+
+type OnRequestPayload = Parameters<NonNullable<Plugin<object, ServerContext>['onRequest']>>[0];

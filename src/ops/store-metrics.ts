@@ -43,4 +43,20 @@ export function addEmbeddedStoreGauges(registry: Registry, store: EmbeddedStore)
       for (const [kind, ms] of Object.entries(store.housekeeping.longestPauseMs())) this.set({ kind }, ms / 1000);
     },
   });
+  new Gauge({
+    name: 'sync_gateway_embedded_recycles',
+    help: 'Times the embedded store’s PGlite instance was recycled since start, its WebAssembly memory past EMBEDDED_MEMORY_CEILING_MB (ADR 0035).',
+    registers: [registry],
+    collect() {
+      this.set(store.pglite.recycles().count);
+    },
+  });
+  new Gauge({
+    name: 'sync_gateway_embedded_recycle_last_pause_seconds',
+    help: 'How long the last recycle of the embedded store held every call (checkpoint, close, reopen); 0 before the first.',
+    registers: [registry],
+    collect() {
+      this.set(store.pglite.recycles().lastPauseMs / 1000);
+    },
+  });
 }

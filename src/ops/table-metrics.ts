@@ -1,8 +1,8 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { PrismaClient } from '../generated/prisma/client';
 
-/** The tables that grow with traffic and that retention prunes (ADR 0021). */
-export const RETAINED_TABLES = ['outbound_queue_items', 'delivery_attempts', 'sync_failures'] as const;
+/** The tables that grow with traffic and that retention prunes (ADRs 0021, 0031). */
+export const RETAINED_TABLES = ['outbound_queue_items', 'delivery_attempts', 'sync_failures', 'change_history'] as const;
 
 /**
  * Rows and bytes (indexes and TOAST included) of the retained tables, read when scraped. Rows are

@@ -56,7 +56,7 @@ builder.queryFields((t) => ({
     type: pageOf('PartnerChangePage', PartnerChange),
     description: 'Partners with pending changes, ordered by updatedAt then id.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listUpdatedPartners(ctx.prisma, readerOf(ctx), args),
+    resolve: (_root, args, ctx) => listUpdatedPartners(ctx, readerOf(ctx), args),
   }),
   partnerHierarchy: t.field({
     type: PartnerHierarchy,

@@ -2,10 +2,11 @@ import type { Partner, PrismaClient } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { PageShape, SyncErrorShape, SyncResultShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
-import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
+import { RECENT_ORDER, changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
 import { toSourceTime } from '../changes/source-time';
+import type { PushedBy } from '../changes/history-writes';
 import type { SqlRunner } from '../changes/tracked-table';
 import { MAX_PARTNERS_PER_REQUEST, partnerInput } from './partner.input';
 import { planPartnerBatch } from './partner-tree';
@@ -27,6 +28,7 @@ export async function syncPartners(
   records: readonly unknown[],
   context: string,
   dryRun = false,
+  pushedBy: PushedBy = null,
 ): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, partnerInput, { argName: 'partners', maxItems: MAX_PARTNERS_PER_REQUEST });
   const { reports, order, rejected } = await inPushTransaction(prisma, dryRun, async (tx) => {
@@ -52,6 +54,7 @@ export async function syncPartners(
         sourceUpdatedAt: toSourceTime(source_updated_at),
       })),
       context,
+      pushedBy,
     );
     await resolveParentIds(
       tx,
@@ -96,8 +99,8 @@ async function resolveParentIds(tx: SqlRunner, externalIds: string[]): Promise<v
   );
 }
 
-export function listUpdatedPartners(prisma: PrismaClient, reader: string, args: PageArgs): Promise<PageShape<Partner>> {
-  return changeListPage(prisma, 'partners', reader, args);
+export function listUpdatedPartners(db: ChangeListSource, reader: string, args: PageArgs): Promise<PageShape<Partner>> {
+  return changeListPage(db, 'partners', reader, args);
 }
 
 export type PartnerFilter = { pending?: boolean | null; type?: string | null; rootsOnly?: boolean | null };

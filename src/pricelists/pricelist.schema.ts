@@ -40,7 +40,7 @@ builder.queryFields((t) => ({
     type: pageOf('PriceItemPage', PriceItem),
     description: 'Price items whose price or dates changed since their last acknowledgement, ordered by updatedAt then id.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listUpdatedPriceItems(ctx.prisma, readerOf(ctx), args),
+    resolve: (_root, args, ctx) => listUpdatedPriceItems(ctx, readerOf(ctx), args),
   }),
   pricelists: t.field({
     type: pageOf('PricelistPage', Pricelist),

@@ -4,7 +4,8 @@ import type { PageShape } from '../changes/results';
 import { resolvePage, type PageArgs } from '../changes/pagination';
 import { pendingFieldsSql, type SqlRunner } from '../changes/tracked-table';
 import { takeChangeClock } from '../changes/change-clock';
-import { changeListPage, fetchPage } from '../changes/pages';
+import { changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
+import { HISTORY_COLUMNS, type PushedBy } from '../changes/history-writes';
 import type { PriceItemInput } from './pricelist.input';
 
 const TRACKED = ['price', 'start_date', 'end_date'] as const;
@@ -13,11 +14,15 @@ const TRACKED = ['price', 'start_date', 'end_date'] as const;
  * Upserts the price items of a product batch in one statement (SPEC 4.3 rule 1): an item is
  * flagged only when its price or dates change; previous_price keeps the price before the change.
  * A pricelist rename alone updates the name without flagging. Later entries for the same
- * (pricelist, product) win.
+ * (pricelist, product) win. Each item whose revision moved gets its history row (ADR 0031) in the
+ * same statement: the CTE `old` reads the rows as they were before it (one snapshot for the whole
+ * statement), and the change clock taken first serialises price-item writers, so that is what the
+ * upsert changes.
  */
 export async function upsertPriceItems(
   tx: SqlRunner,
   items: ReadonlyArray<PriceItemInput & { product_external_id: string }>,
+  pushedBy: PushedBy,
 ): Promise<void> {
   if (items.length === 0) return;
   const byKey = new Map(items.map((i) => [`${i.pricelist_external_id}\u0000${i.product_external_id}`, i]));
@@ -25,27 +30,48 @@ export async function upsertPriceItems(
   const anyChange = TRACKED.map(changed).join(' OR ');
   const stamp = await takeChangeClock(tx, 'price_items');
   const bump = (col: string) => `CASE WHEN ${changed(col)} THEN jsonb_build_object('${col}', t.revision + 1) ELSE '{}'::jsonb END`;
+  // {col: value} of the tracked columns that differ from `old` (all of them for a new item).
+  const changedValues = (from: string) =>
+    TRACKED.map(
+      (col) =>
+        `CASE WHEN o.id IS NULL OR o.${col} IS DISTINCT FROM u.${col} THEN jsonb_build_object('${col}', ${from}.${col}) ELSE '{}'::jsonb END`,
+    ).join(' || ');
   const written = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-    `INSERT INTO price_items AS t (pricelist_external_id, pricelist_name, product_external_id, price, start_date, end_date,
-                                   revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at)
-     SELECT v.pricelist_external_id, v.pricelist_name, v.product_external_id, v.price, v.start_date, v.end_date,
-            1, 0, '{"price":1,"start_date":1,"end_date":1}'::jsonb, ARRAY['end_date','price','start_date'], true, true, now(), $2::timestamptz
-       FROM jsonb_to_recordset($1::jsonb) AS v(pricelist_external_id text, pricelist_name text, product_external_id text,
-                                               price double precision, start_date date, end_date date)
-     ON CONFLICT (pricelist_external_id, product_external_id) DO UPDATE SET
-        pricelist_name = EXCLUDED.pricelist_name,
-        price = EXCLUDED.price,
-        start_date = EXCLUDED.start_date,
-        end_date = EXCLUDED.end_date,
-        previous_price = CASE WHEN ${changed('price')} THEN t.price ELSE t.previous_price END,
-        field_revisions = t.field_revisions || ${TRACKED.map(bump).join(' || ')},
-        revision = CASE WHEN ${anyChange} THEN t.revision + 1 ELSE t.revision END,
-        pending = t.pending OR ${anyChange},
-        updated_at = CASE WHEN ${anyChange} THEN $2::timestamptz ELSE t.updated_at END
-      WHERE ${anyChange} OR ${changed('pricelist_name')}
-     RETURNING t.id`,
+    `WITH v AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(pricelist_external_id text, pricelist_name text, product_external_id text,
+                                                        price double precision, start_date date, end_date date)
+     ), old AS (
+       SELECT t.id, t.revision, t.price, t.start_date, t.end_date
+         FROM price_items AS t JOIN v USING (pricelist_external_id, product_external_id)
+     ), upserted AS (
+       INSERT INTO price_items AS t (pricelist_external_id, pricelist_name, product_external_id, price, start_date, end_date,
+                                     revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at)
+       SELECT v.pricelist_external_id, v.pricelist_name, v.product_external_id, v.price, v.start_date, v.end_date,
+              1, 0, '{"price":1,"start_date":1,"end_date":1}'::jsonb, ARRAY['end_date','price','start_date'], true, true, now(), $2::timestamptz
+         FROM v
+       ON CONFLICT (pricelist_external_id, product_external_id) DO UPDATE SET
+          pricelist_name = EXCLUDED.pricelist_name,
+          price = EXCLUDED.price,
+          start_date = EXCLUDED.start_date,
+          end_date = EXCLUDED.end_date,
+          previous_price = CASE WHEN ${changed('price')} THEN t.price ELSE t.previous_price END,
+          field_revisions = t.field_revisions || ${TRACKED.map(bump).join(' || ')},
+          revision = CASE WHEN ${anyChange} THEN t.revision + 1 ELSE t.revision END,
+          pending = t.pending OR ${anyChange},
+          updated_at = CASE WHEN ${anyChange} THEN $2::timestamptz ELSE t.updated_at END
+        WHERE ${anyChange} OR ${changed('pricelist_name')}
+       RETURNING t.id, t.revision, t.price, t.start_date, t.end_date
+     ), history AS (
+       INSERT INTO change_history ${HISTORY_COLUMNS}
+       SELECT 'price_item', u.id, u.revision, $3, $2::timestamptz,
+              CASE WHEN o.id IS NULL THEN NULL ELSE ${changedValues('o')} END, ${changedValues('u')}
+         FROM upserted AS u LEFT JOIN old AS o ON o.id = u.id
+        WHERE o.id IS NULL OR u.revision > o.revision
+     )
+     SELECT id FROM upserted`,
     JSON.stringify([...byKey.values()].map((i) => ({ ...i, start_date: i.start_date ?? null, end_date: i.end_date ?? null }))),
     stamp,
+    pushedBy,
   );
   if (written.length === 0) return;
   // changed_fields derives from the field_revisions just written, hence a second statement.
@@ -57,8 +83,8 @@ export async function upsertPriceItems(
 }
 
 /** Price items whose price or dates changed, oldest change first; remembered for the ack. */
-export function listUpdatedPriceItems(prisma: PrismaClient, reader: string, args: PageArgs): Promise<PageShape<PriceItem>> {
-  return changeListPage(prisma, 'price_items', reader, args);
+export function listUpdatedPriceItems(db: ChangeListSource, reader: string, args: PageArgs): Promise<PageShape<PriceItem>> {
+  return changeListPage(db, 'price_items', reader, args);
 }
 
 export type PricelistSummary = { id: string; name: string; itemCount: number };

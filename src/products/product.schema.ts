@@ -34,7 +34,7 @@ builder.queryFields((t) => ({
     description:
       'Products with pending changes, ordered by updatedAt then id. Listing a record records the revision shown, which a later acknowledgement covers.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listUpdatedProducts(ctx.prisma, readerOf(ctx), args),
+    resolve: (_root, args, ctx) => listUpdatedProducts(ctx, readerOf(ctx), args),
   }),
   products: t.field({
     type: pageOf('ProductPage', Product),

@@ -1,10 +1,11 @@
 import type { PrismaClient, Product } from '../generated/prisma/client';
 import type { PageShape, SyncResultShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
-import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
+import { RECENT_ORDER, changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
 import { toSourceTime } from '../changes/source-time';
+import type { PushedBy } from '../changes/history-writes';
 import { upsertPriceItems } from '../pricelists/pricelist.service';
 import { upsertPurchaseOrders } from '../purchase-orders/purchase-order.service';
 import { MAX_PRODUCTS_PER_REQUEST, productInput } from './product.input';
@@ -16,6 +17,7 @@ export async function syncProducts(
   records: readonly unknown[],
   context: string,
   dryRun = false,
+  pushedBy: PushedBy = null,
 ): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, productInput, { argName: 'products', maxItems: MAX_PRODUCTS_PER_REQUEST });
   const incoming = valid.map(
@@ -28,17 +30,18 @@ export async function syncProducts(
   );
   // One transaction: a product and what was extracted from it are stored together or not at all.
   const reports = await inPushTransaction(prisma, dryRun, async (tx) => {
-    const result = await upsertTracked(tx, productTable, incoming, context);
+    const result = await upsertTracked(tx, productTable, incoming, context, pushedBy);
     // A stale product brings no prices or purchase orders either: they are as old as it is.
     const applied = valid.filter((_v, i) => result.outcomes[i] !== 'skipped');
     const priceItems = applied.flatMap(({ value }) =>
       (value.pricelists ?? []).map((item) => ({ ...item, product_external_id: value.external_id })),
     );
-    await upsertPriceItems(tx, priceItems);
+    await upsertPriceItems(tx, priceItems, pushedBy);
     await upsertPurchaseOrders(
       tx,
       applied.flatMap(({ value }) => value.purchase_orders ?? []),
       context,
+      pushedBy,
     );
     return result.reports;
   });
@@ -66,6 +69,6 @@ export function listProducts(prisma: PrismaClient, filter: ProductFilter, args: 
 }
 
 /** Products with pending changes, oldest change first; the page is remembered for the ack. */
-export function listUpdatedProducts(prisma: PrismaClient, reader: string, args: PageArgs): Promise<PageShape<Product>> {
-  return changeListPage(prisma, 'products', reader, args);
+export function listUpdatedProducts(db: ChangeListSource, reader: string, args: PageArgs): Promise<PageShape<Product>> {
+  return changeListPage(db, 'products', reader, args);
 }

@@ -54,7 +54,7 @@ builder.queryFields((t) => ({
     type: pageOf('PurchaseOrderChangePage', PurchaseOrderChange),
     description: 'Purchase orders with pending changes, ordered by updatedAt then id.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listUpdatedPurchaseOrders(ctx.prisma, readerOf(ctx), args),
+    resolve: (_root, args, ctx) => listUpdatedPurchaseOrders(ctx, readerOf(ctx), args),
   }),
   purchaseOrders: t.field({
     type: pageOf('PurchaseOrderPage', PurchaseOrder),

@@ -1,10 +1,11 @@
 import type { PrismaClient, PurchaseOrder } from '../generated/prisma/client';
 import type { PageShape, SyncResultShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
-import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
+import { RECENT_ORDER, changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inPushTransaction, upsertTracked, type RecordReport, type TrackedTableSpec } from '../changes/tracked-sync';
 import { toSourceTime } from '../changes/source-time';
+import type { PushedBy } from '../changes/history-writes';
 import type { SqlRunner } from '../changes/tracked-table';
 import { MAX_PURCHASE_ORDERS_PER_REQUEST, purchaseOrderInput, type PurchaseOrderInput } from './purchase-order.input';
 
@@ -21,7 +22,12 @@ const purchaseOrderTable: TrackedTableSpec = {
  * product sync (which calls it inside its own transaction). A change to any line counts as
  * `lines`; the line records are rewritten only when the lines changed.
  */
-export async function upsertPurchaseOrders(tx: SqlRunner, orders: readonly PurchaseOrderInput[], context: string): Promise<RecordReport[]> {
+export async function upsertPurchaseOrders(
+  tx: SqlRunner,
+  orders: readonly PurchaseOrderInput[],
+  context: string,
+  pushedBy: PushedBy,
+): Promise<RecordReport[]> {
   const { reports, written } = await upsertTracked(
     tx,
     purchaseOrderTable,
@@ -32,6 +38,7 @@ export async function upsertPurchaseOrders(tx: SqlRunner, orders: readonly Purch
       sourceUpdatedAt: toSourceTime(source_updated_at),
     })),
     context,
+    pushedBy,
   );
   const relined = written.filter((w) => w.changed.has('lines'));
   if (relined.length > 0) {
@@ -60,6 +67,7 @@ export async function syncPurchaseOrders(
   records: readonly unknown[],
   context: string,
   dryRun = false,
+  pushedBy: PushedBy = null,
 ): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, purchaseOrderInput, {
     argName: 'purchase_orders',
@@ -70,14 +78,15 @@ export async function syncPurchaseOrders(
       tx,
       valid.map((v) => v.value),
       context,
+      pushedBy,
     ),
   );
   const indexed = reports.map((r, i) => ({ ...r, index: valid[i]!.index, externalId: valid[i]!.value.external_id }));
   return syncResult(indexed, errors, { argName: 'purchase_orders', dryRun });
 }
 
-export function listUpdatedPurchaseOrders(prisma: PrismaClient, reader: string, args: PageArgs): Promise<PageShape<PurchaseOrder>> {
-  return changeListPage(prisma, 'purchase_orders', reader, args);
+export function listUpdatedPurchaseOrders(db: ChangeListSource, reader: string, args: PageArgs): Promise<PageShape<PurchaseOrder>> {
+  return changeListPage(db, 'purchase_orders', reader, args);
 }
 
 export function listPurchaseOrders(

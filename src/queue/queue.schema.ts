@@ -55,7 +55,7 @@ export const OutboundQueueItem = builder.prismaObject('OutboundQueueItem', {
   description: 'One delivery of one event to one webhook configuration.',
   fields: (t) => ({
     id: t.exposeInt('id'),
-    status: t.field({ type: QueueStatusEnum, resolve: (i) => i.status as QueueStatus }),
+    status: t.field({ type: QueueStatusEnum, resolve: (i) => i.status }),
     attempts: t.exposeInt('attempts', { description: 'Attempts in the current schedule (a retry starts a new one).' }),
     maxAttempts: t.exposeInt('maxAttempts'),
     nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime' }),

@@ -1,11 +1,13 @@
 import type { OutboundQueueItem, PrismaClient } from '../generated/prisma/client';
+import { QueueStatus as StoredQueueStatus } from '../generated/prisma/enums';
 import { AppError, notFound, validationFailed } from '../errors/app-error';
 import type { PageShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
 import { fetchPage, RECENT_ORDER } from '../changes/pages';
 
-export const QUEUE_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
-export type QueueStatus = (typeof QUEUE_STATUSES)[number];
+/** The values of the database's queue_status enum (schema.prisma), in its order. */
+export const QUEUE_STATUSES = Object.values(StoredQueueStatus);
+export type QueueStatus = StoredQueueStatus;
 
 /** Workers of every replica LISTEN on this channel (PostgreSQL); NOTIFY is sent on commit. */
 export const QUEUE_CHANNEL = 'sync_gateway_queue';
@@ -19,12 +21,12 @@ export const QUEUE_CHANNEL = 'sync_gateway_queue';
 export function enqueueDeliveriesSql(failure: string, direction: string): string {
   return `queued AS (
        INSERT INTO outbound_queue_items (status, message_id, event, payload, webhook_config_id, failure_id)
-       SELECT 'pending', 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'sync_failure',
+       SELECT 'pending'::queue_status, 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'sync_failure',
               jsonb_build_object('event', 'sync_failure', 'entity_type', f.entity_type, 'external_id', f.external_id,
                                  'source', f.source, 'error_message', f.error_message, 'error_details', f.error_details,
                                  'failed_at', to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
               c.id, f.id
-         FROM ${failure} f JOIN webhook_configs c ON c.active AND c.entity_type = f.entity_type AND c.direction = ${direction}
+         FROM ${failure} f JOIN webhook_configs c ON c.active AND c.entity_type = f.entity_type AND c.direction = ${direction}::webhook_direction
         ORDER BY c.id
        RETURNING id
      ), notified AS (
@@ -35,7 +37,7 @@ export function enqueueDeliveriesSql(failure: string, direction: string): string
 export async function queueStats(prisma: PrismaClient): Promise<Record<QueueStatus, number>> {
   const rows = await prisma.outboundQueueItem.groupBy({ by: ['status'], _count: { _all: true } });
   const stats = { pending: 0, processing: 0, completed: 0, failed: 0 };
-  for (const row of rows) if (row.status in stats) stats[row.status as QueueStatus] = row._count._all;
+  for (const row of rows) if (row.status in stats) stats[row.status] = row._count._all;
   return stats;
 }
 
@@ -52,8 +54,8 @@ export async function deliveriesPerMinute(prisma: PrismaClient, minutes: number)
   if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_RATE_MINUTES) {
     throw validationFailed([{ field: 'minutes', message: `Must be an integer from 1 to ${MAX_RATE_MINUTES}` }]);
   }
-  return prisma.$queryRawUnsafe<DeliveryMinute[]>(
-    `WITH window_start AS (SELECT date_trunc('minute', now()) - ($1::int - 1) * interval '1 minute' AS t),
+  return prisma.$queryRaw<DeliveryMinute[]>`
+    WITH window_start AS (SELECT date_trunc('minute', now()) - (${minutes}::int - 1) * interval '1 minute' AS t),
      finished AS (
        SELECT date_trunc('minute', completed_at) AS minute, 'completed' AS status FROM outbound_queue_items, window_start
         WHERE status = 'completed' AND completed_at >= window_start.t
@@ -66,9 +68,7 @@ export async function deliveriesPerMinute(prisma: PrismaClient, minutes: number)
             (count(f.minute) FILTER (WHERE f.status = 'failed'))::int AS failed
        FROM window_start, generate_series(window_start.t, date_trunc('minute', now()), interval '1 minute') AS m(minute)
        LEFT JOIN finished f ON f.minute = m.minute
-      GROUP BY m.minute ORDER BY m.minute`,
-    minutes,
-  );
+      GROUP BY m.minute ORDER BY m.minute`;
 }
 
 /** Queue items, newest first, optionally of one status and of one failure (the failure's deliveries). */
@@ -100,7 +100,7 @@ export async function getQueueItem(prisma: PrismaClient, id: number): Promise<Ou
 export const MAX_LISTED_ATTEMPTS = 100;
 
 /** Items retry accepts: a failed item is retried, a completed one resent (same webhook-id, ADR 0021). */
-const RETRYABLE_STATUSES = ['failed', 'completed'];
+const RETRYABLE_STATUSES: QueueStatus[] = ['failed', 'completed'];
 
 /**
  * A failed item is retried, a completed one resent: either goes back to pending, due now, with a
@@ -120,7 +120,7 @@ export async function retryQueueItem(prisma: PrismaClient, id: number): Promise<
   return item;
 }
 
-export const RECOVERABLE_STATUSES = ['failed'] as const;
+export const RECOVERABLE_STATUSES = ['failed'] as const satisfies readonly QueueStatus[];
 export type RecoverableStatus = (typeof RECOVERABLE_STATUSES)[number];
 
 /**
@@ -135,22 +135,19 @@ export async function recoverQueueItems(
   if (window.until && window.since.getTime() > window.until.getTime()) {
     throw validationFailed([{ field: 'since', message: 'Must not be after until' }]);
   }
-  const [row] = await prisma.$queryRawUnsafe<Array<{ recovered: number }>>(
-    `WITH recovered AS (
+  const until = window.until ?? null;
+  const [row] = await prisma.$queryRaw<Array<{ recovered: number }>>`
+    WITH recovered AS (
        UPDATE outbound_queue_items
-          SET status = 'pending', attempts = 0, next_attempt_at = $4, schedule_started_at = $4, lease_token = NULL,
-              lease_expires_at = NULL, completed_at = NULL, updated_at = $4
-        WHERE status = $3 AND created_at >= $1 AND ($2::timestamptz IS NULL OR created_at < $2::timestamptz)
+          SET status = 'pending', attempts = 0, next_attempt_at = ${now}, schedule_started_at = ${now}, lease_token = NULL,
+              lease_expires_at = NULL, completed_at = NULL, updated_at = ${now}
+        WHERE status = ${window.status ?? 'failed'}::queue_status AND created_at >= ${window.since}
+          AND (${until}::timestamptz IS NULL OR created_at < ${until}::timestamptz)
         RETURNING id
      ), notified AS (
-       SELECT pg_notify('${QUEUE_CHANNEL}', '') FROM (SELECT 1 FROM recovered LIMIT 1) AS any_recovered
+       SELECT pg_notify(${QUEUE_CHANNEL}, '') FROM (SELECT 1 FROM recovered LIMIT 1) AS any_recovered
      )
-     SELECT (SELECT count(*)::int FROM recovered) AS recovered, (SELECT count(*)::int FROM notified) AS notified`,
-    window.since,
-    window.until ?? null,
-    window.status ?? 'failed',
-    now,
-  );
+     SELECT (SELECT count(*)::int FROM recovered) AS recovered, (SELECT count(*)::int FROM notified) AS notified`;
   return row?.recovered ?? 0;
 }
 
@@ -169,7 +166,7 @@ export async function retryFailedItems(prisma: PrismaClient, maxAttempts?: numbe
 function freshSchedule() {
   const now = new Date();
   return {
-    status: 'pending',
+    status: 'pending' as const,
     attempts: 0,
     nextAttemptAt: now,
     scheduleStartedAt: now,

@@ -1,11 +1,19 @@
 import type { Logger } from 'pino';
 import { describeDatabaseError } from '../errors/database-errors';
-import type { RawSql } from './worker-statements';
+import { deleteCompletedItems } from './sql/delete-completed-items';
+import { deleteExpiredHistory } from './sql/delete-expired-history';
+import { deleteResolvedFailures } from './sql/delete-resolved-failures';
+import type { QueueDatabase } from './sql/queue-database';
 
 const DAY_MS = 86_400_000;
 
 /** How long finished records are kept, in days; 0 keeps them forever. */
-export type RetentionPolicy = { completedDays: number; resolvedDays: number };
+export type RetentionPolicy = {
+  completedDays: number;
+  resolvedDays: number;
+  /** Change-history entries (ADR 0031); left out, like 0, keeps them and leaves historyEntries out of the result. */
+  historyDays?: number;
+};
 
 /** The worker's retention: the policy, and how its runs go. */
 export type RetentionSettings = RetentionPolicy & {
@@ -29,6 +37,8 @@ export type PruneResult = {
   completedItems: number;
   /** Resolved failures deleted. */
   resolvedFailures: number;
+  /** Change-history entries deleted; present when the policy names historyDays. */
+  historyEntries?: number;
   /** False when the time limit ended the run with more to delete. */
   finished: boolean;
 };
@@ -44,48 +54,33 @@ export const DEFAULT_PRUNE_TIME_LIMIT_MS = 2_000;
  * their status checked again under the lock, so replicas may prune at once and a resend racing a
  * prune either wins (the item is pending again and stays) or finds the item gone.
  */
-export async function pruneExpired(prisma: RawSql, policy: RetentionPolicy, options: PruneOptions): Promise<PruneResult> {
+export async function pruneExpired(db: QueueDatabase, policy: RetentionPolicy, options: PruneOptions): Promise<PruneResult> {
   const batchSize = options.batchSize ?? DEFAULT_PRUNE_BATCH;
   const timeLimitMs = options.timeLimitMs ?? DEFAULT_PRUNE_TIME_LIMIT_MS;
   const started = performance.now();
-  const result: PruneResult = { completedItems: 0, resolvedFailures: 0, finished: true };
-  const steps: Array<{ days: number; sql: string; count: 'completedItems' | 'resolvedFailures' }> = [
-    { days: policy.completedDays, sql: DELETE_COMPLETED_ITEMS, count: 'completedItems' },
-    { days: policy.resolvedDays, sql: DELETE_RESOLVED_FAILURES, count: 'resolvedFailures' },
+  const result: PruneResult = {
+    completedItems: 0,
+    resolvedFailures: 0,
+    ...(policy.historyDays !== undefined ? { historyEntries: 0 } : {}),
+    finished: true,
+  };
+  const steps: Array<{ days: number; deleteBatch: typeof deleteCompletedItems; count: keyof Omit<PruneResult, 'finished'> }> = [
+    { days: policy.completedDays, deleteBatch: deleteCompletedItems, count: 'completedItems' },
+    { days: policy.resolvedDays, deleteBatch: deleteResolvedFailures, count: 'resolvedFailures' },
+    { days: policy.historyDays ?? 0, deleteBatch: deleteExpiredHistory, count: 'historyEntries' },
   ];
   for (const step of steps) {
     if (step.days <= 0) continue;
     const cutoff = new Date(options.now.getTime() - step.days * DAY_MS);
     for (;;) {
-      const [row] = await prisma.$queryRawUnsafe<Array<{ deleted: number }>>(step.sql, cutoff, batchSize);
-      const deleted = row?.deleted ?? 0;
-      result[step.count] += deleted;
+      const deleted = await step.deleteBatch(db, cutoff, batchSize);
+      result[step.count] = (result[step.count] ?? 0) + deleted;
       if (deleted < batchSize) break;
       if (performance.now() - started >= timeLimitMs) return { ...result, finished: false };
     }
   }
   return result;
 }
-
-const DELETE_COMPLETED_ITEMS = `
-  WITH doomed AS (
-    SELECT id FROM outbound_queue_items
-     WHERE status = 'completed' AND completed_at < $1::timestamptz
-     ORDER BY completed_at LIMIT $2 FOR UPDATE SKIP LOCKED
-  ), deleted AS (
-    DELETE FROM outbound_queue_items q USING doomed WHERE q.id = doomed.id AND q.status = 'completed' RETURNING q.id
-  )
-  SELECT count(*)::int AS deleted FROM deleted`;
-
-const DELETE_RESOLVED_FAILURES = `
-  WITH doomed AS (
-    SELECT id FROM sync_failures
-     WHERE status = 'resolved' AND resolved_at < $1::timestamptz
-     ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
-  ), deleted AS (
-    DELETE FROM sync_failures f USING doomed WHERE f.id = doomed.id AND f.status = 'resolved' RETURNING f.id
-  )
-  SELECT count(*)::int AS deleted FROM deleted`;
 
 export type RetentionRuns = { stop(): Promise<void> };
 
@@ -107,7 +102,9 @@ export function startRetentionRuns(
     timer = setTimeout(() => {
       running = prune().then(
         (result) => {
-          if (result.completedItems + result.resolvedFailures > 0) options.logger.info(result, 'retention pruned finished records');
+          if (result.completedItems + result.resolvedFailures + (result.historyEntries ?? 0) > 0) {
+            options.logger.info(result, 'retention pruned finished records');
+          }
           schedule(result.finished ? intervalMs : 1_000);
         },
         (error: unknown) => {

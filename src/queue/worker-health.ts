@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { describeDatabaseError } from '../errors/database-errors';
 import { recordEndpointHealth, type HealthFact, type OperationalEvent } from '../webhooks/endpoint-health';
-import type { AttemptResult, ClaimedItem, RawSql } from './worker-statements';
+import type { ClaimedItem } from './sql/claim-due-items';
+import type { QueueDatabase } from './sql/queue-database';
+import type { AttemptResult } from './sql/record-results';
 
 export type WorkerHealthStep = {
   /** Called as an attempt starts: remembers what the health statement needs of the item. */
@@ -24,7 +26,7 @@ export type WorkerHealthStep = {
  * cannot be written the results stand, and the failure is logged.
  */
 export function createWorkerHealthStep(options: {
-  prisma: RawSql;
+  database: QueueDatabase;
   logger: Logger;
   clock: () => Date;
   disableAfterMs: number;
@@ -40,7 +42,7 @@ export function createWorkerHealthStep(options: {
 
   async function write(facts: HealthFact[]): Promise<void> {
     try {
-      const events = await recordEndpointHealth(options.prisma, facts, { now: options.clock(), disableAfterMs: options.disableAfterMs });
+      const events = await recordEndpointHealth(options.database, facts, { now: options.clock(), disableAfterMs: options.disableAfterMs });
       if (events.length > 0) options.onEvents?.(events);
       for (const e of events)
         if (e.event === 'webhook.disabled')

@@ -10,6 +10,7 @@ import { postgresPoolConfig } from '../db/postgres-pool';
 import { createLogger } from '../logger';
 import { setWebhookNetworks } from '../webhooks/network-policy';
 import { createSecretBox } from '../webhooks/secret-box';
+import { queueDatabaseOverPg } from './sql/queue-database';
 import { createWorker } from './worker';
 import type { WorkerThreadData, WorkerThreadMessage } from './worker-thread';
 
@@ -29,9 +30,7 @@ async function main(): Promise<void> {
   let firstClaimReported = false;
   const beat = () => post({ type: 'beat', lastClaimAt: worker.lastClaimAt(), lastClaimError: worker.lastClaimError() });
   const worker = createWorker({
-    prisma: {
-      $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await pool.query(sql, values)).rows as T,
-    } as Parameters<typeof createWorker>[0]['prisma'],
+    database: queueDatabaseOverPg(pool),
     secrets: createSecretBox(Buffer.from(encryptionKey)),
     logger,
     databaseUrl: config.databaseUrl,

@@ -1,21 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { databaseOutage, describeDatabaseError } from '../errors/database-errors';
-import type { PrismaClient } from '../generated/prisma/client';
 import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../webhooks/secret-box';
 import { DEFAULT_DISABLE_AFTER_HOURS, type OperationalEvent } from '../webhooks/endpoint-health';
-import { attemptDelivery, eventBody, signatureHeaders } from './delivery';
-import { ATTEMPT_BODY_EXCERPT_BYTES, attemptLogEntry, undeliverableEntry, type AttemptLogEntry } from './attempt-log';
-import { nextStep, type AttemptOutcome } from './schedule';
+import { createItemAttempt } from './attempt-item';
 import { createWorkerHealthStep } from './worker-health';
 import { listenForQueueWork, type QueueListener } from './queue-listener';
 import { pruneExpired, startRetentionRuns, type PruneResult, type RetentionRuns, type RetentionSettings } from './retention';
-import { claimDueItems, extendLeases, recordResults, type AttemptResult, type ClaimedItem } from './worker-statements';
+import { claimDueItems, type ClaimedItem } from './sql/claim-due-items';
+import { extendLeases } from './sql/extend-leases';
+import type { QueueDatabase } from './sql/queue-database';
+import { recordResults, type AttemptResult } from './sql/record-results';
 
 export type WorkerOptions = {
-  /** Raw SQL is all the worker needs (its thread runs it over plain pg, without Prisma's runtime). */
-  prisma: Pick<PrismaClient, '$queryRawUnsafe'>;
+  /** Where its statements run: the Prisma client, or in its thread a pg pool (`queueDatabaseOverPg`). */
+  database: QueueDatabase;
   secrets: SecretBox;
   logger: Logger;
   /** Wake-ups when work is queued in this process. */
@@ -74,15 +74,16 @@ export type Worker = {
  * in batches.
  */
 export function createWorker(options: WorkerOptions): Worker {
-  const { prisma, secrets, logger } = options;
+  const { database, logger } = options;
   const clock = options.clock ?? (() => new Date());
   const batchSize = options.batchSize ?? 100;
   const concurrency = Math.max(options.concurrency ?? 64, batchSize);
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const resultRetryMs = options.resultRetryMs ?? 10_000;
+  const attempt = createItemAttempt({ secrets: options.secrets, clock, timeoutMs: options.timeoutMs });
   const health = createWorkerHealthStep({
-    prisma,
+    database,
     logger,
     clock,
     disableAfterMs: options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_HOURS * 3_600_000,
@@ -114,7 +115,7 @@ export function createWorker(options: WorkerOptions): Worker {
   async function claim(limit: number): Promise<{ token: string; items: ClaimedItem[] }> {
     const token = randomUUID();
     const now = clock();
-    const items = await claimDueItems(prisma, {
+    const items = await claimDueItems(database, {
       now,
       token,
       leaseUntil: new Date(now.getTime() + leaseMs),
@@ -128,64 +129,18 @@ export function createWorker(options: WorkerOptions): Worker {
   /** The heartbeat: pushes out the leases of every item held, so only a dead worker's items expire. */
   async function renewLeases(): Promise<void> {
     if (held.size === 0) return;
-    await extendLeases(prisma, held, new Date(clock().getTime() + leaseMs));
+    await extendLeases(database, held, new Date(clock().getTime() + leaseMs));
   }
 
-  /** Decrypting is deterministic per ciphertext; a changed secret is a new ciphertext. */
-  const secretsByCiphertext = new Map<string, string>();
-  function secretOf(ciphertext: string): string {
-    let secret = secretsByCiphertext.get(ciphertext);
-    if (secret === undefined) {
-      if (secretsByCiphertext.size >= 1_000) secretsByCiphertext.clear();
-      secret = secrets.decrypt(ciphertext);
-      secretsByCiphertext.set(ciphertext, secret);
-    }
-    return secret;
-  }
-
-  async function attempt(item: ClaimedItem, token: string): Promise<AttemptResult> {
-    const startedAt = clock();
-    let outcome: AttemptOutcome;
+  function startAttempt(item: ClaimedItem, token: string): Promise<AttemptResult> {
     health.note(item);
-    let log: AttemptLogEntry;
-    if (item.url === null || item.secret_encrypted === null || !item.active) {
-      const error =
-        item.url === null || item.secret_encrypted === null ? 'webhook configuration removed' : 'webhook configuration disabled';
-      outcome = { ok: false, statusCode: 410, error };
-      log = undeliverableEntry(item.attempts, startedAt, error);
-    } else {
-      const body = eventBody(item.payload);
-      const headers = signatureHeaders(secretOf(item.secret_encrypted), item.message_id, Math.floor(startedAt.getTime() / 1000), body);
-      const result = await attemptDelivery(item.url, body, headers, {
-        timeoutMs: options.timeoutMs,
-        now: clock,
-        excerptBytes: ATTEMPT_BODY_EXCERPT_BYTES,
-      });
-      log = attemptLogEntry(item.attempts, startedAt, result);
-      outcome = result;
-    }
-    const now = clock();
-    const step = nextStep(
-      { attempts: item.attempts, maxAttempts: item.max_attempts, scheduleStartedAt: new Date(item.schedule_started_at) },
-      outcome,
-      now,
-    );
-    return {
-      ...log,
-      id: item.id,
-      lease_token: token,
-      status: step.status,
-      at: now.toISOString(),
-      status_code: outcome.statusCode ?? null,
-      error: outcome.ok ? null : step.status === 'failed' ? step.reason : (outcome.error ?? null),
-      next_attempt_at: step.status === 'pending' ? step.nextAttemptAt.toISOString() : null,
-    };
+    return attempt(item, token);
   }
 
   /** Writes results in one statement, each only while its lease is still ours. */
   async function writeResults(results: AttemptResult[]): Promise<void> {
     if (results.length === 0) return;
-    const written = await recordResults(prisma, results);
+    const written = await recordResults(database, results);
     for (const r of results) held.delete(r.id);
     for (const row of written) options.onAttempt?.(row.status === 'pending' ? 'retry' : row.status);
     const kept = new Set(written.map((w) => w.id));
@@ -235,13 +190,13 @@ export function createWorker(options: WorkerOptions): Worker {
   function prune(): Promise<PruneResult> {
     const retention = options.retention;
     if (!retention) return Promise.resolve({ completedItems: 0, resolvedFailures: 0, finished: true });
-    return pruneExpired(prisma, retention, { now: clock(), batchSize: retention.batchSize, timeLimitMs: retention.timeLimitMs });
+    return pruneExpired(database, retention, { now: clock(), batchSize: retention.batchSize, timeLimitMs: retention.timeLimitMs });
   }
 
   async function runOnce(): Promise<number> {
     const { token, items } = await claim(batchSize);
     if (items.length === 0) return 0;
-    await writeResults(await Promise.all(items.map((item) => attempt(item, token))));
+    await writeResults(await Promise.all(items.map((item) => startAttempt(item, token))));
     await health.settled();
     return items.length;
   }
@@ -251,7 +206,7 @@ export function createWorker(options: WorkerOptions): Worker {
     const { token, items } = await claim(Math.min(batchSize, concurrency - inFlight.size));
     if (items.length === 0) return 0;
     for (const item of items) {
-      const delivery: Promise<void> = attempt(item, token)
+      const delivery: Promise<void> = startAttempt(item, token)
         .then(queueResult, (error: unknown) => {
           held.delete(item.id); // its lease runs out and it is attempted again
           health.forget([item]);

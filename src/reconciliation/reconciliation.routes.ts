@@ -69,8 +69,10 @@ export const reconciliationRoutes: RestRoute[] = [
       '(inclusive; default the highest sent; to_end true: no upper bound); at most 10,000; a whole catalogue is checked in chunks of sorted ids, each with after = the last id of the previous chunk, the last with to_end), ' +
       'extra (sent but unknown here), mismatched [{external_id, fields}] (acknowledged, not pending, digest differs; fields names the differing fields when the item sent ' +
       'field_digests {field: SHA-256 of the canonical JSON of its value}, else null), pending (sent records with changes still to deliver: not compared), compared, ' +
-      'and with resync true resynced: the missing and mismatched records are marked pending again in the same call (see POST /api/v1/resync).',
+      'and with resync true resynced: the missing and mismatched records are marked pending again in the same call (see POST /api/v1/resync); ' +
+      'resync true needs role admin, as POST /api/v1/resync does (403 otherwise, and nothing is compared or changed).',
     strictBody: true,
+    extraErrors: ['FORBIDDEN'],
     bodyLists: { items: { maxItems: MAX_RECONCILE_ITEMS } },
     example: {
       request: {

@@ -112,8 +112,15 @@ builder.mutationField('reconcile', (t) =>
       }),
       to: t.arg.string({ description: 'Look for missing records up to this external_id (inclusive); default the highest sent.' }),
       to_end: t.arg.boolean({ description: 'true: look for missing records up to the last external_id (instead of to).' }),
-      resync: t.arg.boolean({ description: 'true: mark the missing and mismatched records pending again (resynced counts them).' }),
+      resync: t.arg.boolean({
+        description:
+          'true (admin only, as the resync mutation): mark the missing and mismatched records pending again (resynced counts them).',
+      }),
     },
-    resolve: (_root, args, ctx) => reconcile(ctx.prisma, args.entityType, args),
+    resolve: (_root, args, ctx) => {
+      // The same effect as the resync mutation, so the same role: comparing stays open to the webshop's token.
+      if (args.resync === true) requireAdmin(ctx);
+      return reconcile(ctx.prisma, args.entityType, args);
+    },
   }),
 );

@@ -1,53 +1,15 @@
 import type { GraphQLSchema } from 'graphql';
-import { errorStatus, type ErrorCode } from '../errors/app-error';
-import { documentIdempotency, idempotencyHeaders, idempotencyParameters } from './openapi-idempotency';
+import { errorResponses, errorSchema } from './openapi-errors';
+import { REQUEST_ID_PATTERN, RATE_LIMIT_HEADERS, rateLimitHeaderRefs } from './openapi-headers';
+import { idempotencyHeaders, idempotencyParameters } from './openapi-idempotency';
+import { correctOperation } from './openapi-operation';
 import { fullPath, openApiPath, type RestRoute } from './route-table';
 import { GUARANTEES_MARKDOWN } from './guarantees';
 import { publicPaths } from './openapi-public';
-import { completeOutputSchemas, describePaging } from './openapi-schemas';
+import { completeOutputSchemas } from './openapi-schemas';
 import { sofaOpenApiDocument } from './sofa';
-import { SAFE_REQUEST_ID } from '../http/request-log.plugin';
-
-const REQUEST_ID_PATTERN = SAFE_REQUEST_ID.source;
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- OpenAPI is loose JSON
-
-const ERROR_RESPONSES: Partial<Record<ErrorCode, string>> = {
-  VALIDATION_FAILED: 'Invalid input: malformed JSON, a bad or unknown query parameter or a bad field. details names each field.',
-  UNAUTHENTICATED: 'Missing or invalid bearer token (or, for sign-in, wrong credentials).',
-  FORBIDDEN: 'Not allowed (registration closed, or an admin operation without role admin).',
-  CONFLICT:
-    'The record exists already or is not in a state that allows this, or a request with the same Idempotency-Key is still running (Retry-After).',
-  IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was used in the last 24 hours for a different request (method, path, query or body).',
-  NOT_FOUND: 'No record with this id.',
-  PAYLOAD_TOO_LARGE: 'The body or the batch exceeds its limit.',
-  UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json.',
-  RATE_LIMITED:
-    'Rate limit exceeded (per token, per client IP without one); Retry-After says when to try again. Nothing of the request was applied.',
-  INTERNAL_SERVER_ERROR: 'Unexpected error; the message is masked and the error is logged under requestId.',
-  SERVICE_UNAVAILABLE:
-    'The database is unavailable (down, restarting, refusing connections, or no pooled connection free within DATABASE_POOL_TIMEOUT_MS). ' +
-    'Nothing of the request was applied; retry after Retry-After seconds. A Redis outage never causes it: rate limits then count per replica.',
-};
-
-/** Sent on every response, errors included (SPEC 8). */
-const RATE_LIMIT_HEADERS: Json = {
-  'X-RateLimit-Limit': {
-    description: 'Requests allowed per minute for this kind of request (read or write).',
-    schema: { type: 'integer' },
-  },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Seconds until the current window resets.', schema: { type: 'integer' } },
-};
-const rateLimitHeaderRefs = (): Json =>
-  Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
-
-const responseName = (code: ErrorCode) =>
-  code
-    .toLowerCase()
-    .split('_')
-    .map((w) => w[0]!.toUpperCase() + w.slice(1))
-    .join('');
 
 /**
  * SOFA's document, corrected where SOFA is wrong or silent: only the routes of the contract,
@@ -119,175 +81,16 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API token> (npx sync-gateway token create).' },
       },
       schemas,
-      responses: Object.fromEntries(
-        (Object.keys(ERROR_RESPONSES) as ErrorCode[]).map((code) => [
-          responseName(code),
-          {
-            description: ERROR_RESPONSES[code],
-            headers: {
-              'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
-              ...rateLimitHeaderRefs(),
-              ...retryAfter(code),
-            },
-            content: {
-              'application/json': {
-                schema: { $ref: '#/components/schemas/Error' },
-                example: { error: { code, message: ERROR_RESPONSES[code], requestId: '0b7c1a4e-5f1d-4a58-9b1e-3f4f0c2d9e10' } },
-              },
-            },
-          },
-        ]),
-      ),
+      responses: errorResponses(),
     },
   };
   return pruneUnusedSchemas(doc);
-}
-
-function correctOperation(route: RestRoute, sofaOp: Json): Json {
-  const hasBody = route.method === 'POST';
-  const bodyProps: Json = hasBody ? { ...(sofaOp.requestBody?.content?.['application/json']?.schema?.properties ?? {}) } : {};
-  const required: string[] = hasBody ? [...(sofaOp.requestBody?.content?.['application/json']?.schema?.required ?? [])] : [];
-  const parameters = ((sofaOp.parameters ?? []) as Json[]).filter(
-    (p) => p.in === 'path' || !hasBody || route.queryArgs?.includes(p.name) || route.queryOrBodyArgs?.includes(p.name),
-  );
-  for (const p of parameters) {
-    if (p.schema?.description && !p.description) {
-      p.description = p.schema.description;
-      delete p.schema.description;
-    }
-    describePaging(p);
-  }
-  const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
-  for (const name of [...(route.queryArgs ?? []), ...pathParams]) delete bodyProps[name];
-  for (const [name, list] of Object.entries(route.bodyLists ?? {})) {
-    if (!bodyProps[name]) continue;
-    bodyProps[name] = {
-      ...bodyProps[name],
-      maxItems: list.maxItems,
-      ...(list.items ? { items: { $ref: `#/components/schemas/${list.items.name}` } } : {}),
-    };
-  }
-
-  const op: Json = {
-    operationId: route.field.split('.')[1],
-    summary: route.summary,
-    description: route.description,
-    tags: [route.tag],
-    ...(route.public ? { security: [] } : {}),
-    parameters: [...parameters, { $ref: '#/components/parameters/RequestId' }],
-  };
-  if (hasBody && Object.keys(bodyProps).length > 0) {
-    const envelope: Json = {
-      type: 'object',
-      properties: bodyProps,
-      required: required.filter((r) => bodyProps[r]),
-      ...(route.strictBody ? { additionalProperties: false } : {}),
-    };
-    if (!envelope.required.length) delete envelope.required;
-    const single = route.singleItemArg && route.bodyLists?.[route.singleItemArg]?.items;
-    op.requestBody = {
-      required: required.some((r) => bodyProps[r]) || Boolean(route.singleItemArg),
-      content: {
-        'application/json': {
-          schema: single ? { oneOf: [envelope, { $ref: `#/components/schemas/${single.name}` }] } : envelope,
-          ...(route.example.request ? { example: route.example.request } : {}),
-        },
-      },
-    };
-  }
-  const okStatus = Object.keys(sofaOp.responses ?? { 200: {} })[0] ?? '200';
-  const okContent = route.responseSchema
-    ? { schema: route.responseSchema.schema }
-    : sofaOp.responses?.[okStatus]?.content?.['application/json'];
-  op.responses = {
-    [okStatus]: {
-      description: route.summary,
-      headers: {
-        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
-        ...rateLimitHeaderRefs(),
-        ...(route.location
-          ? {
-              Location: {
-                description: `Where the new resource is: ${openApiPath(fullPath({ path: route.location }))}.`,
-                required: true,
-                schema: { type: 'string' },
-              },
-            }
-          : {}),
-      },
-      content: { 'application/json': { ...(okContent ?? {}), example: route.example.response } },
-    },
-    ...errorRefs(route),
-  };
-  documentIdempotency(route, op, (code) => ({ $ref: `#/components/responses/${responseName(code)}` }));
-  return op;
 }
 
 /** The query parameters the document lists for a route: the REST edge refuses any other. */
 export function documentedQueryParameters(doc: Json, route: RestRoute): Set<string> {
   const op: Json | undefined = doc.paths[openApiPath(fullPath(route))]?.[route.method.toLowerCase()];
   return new Set(((op?.parameters ?? []) as Json[]).filter((p) => p.in === 'query').map((p) => String(p.name)));
-}
-
-/**
- * The error statuses a route answers, each one produced by test/rest/openapi-responses.test.ts:
- * 400 (a bad argument or an unknown query parameter) and 429 everywhere; 401 unless public
- * (sign-in's own 401 aside); 404 for a record named in the path (not for a path value that only
- * filters); 413 and 415 on every method that reads a body; 500 and 503 wherever the database is
- * involved, which on /api/v1 is every route (token lookup, sign-in). Others per route (extraErrors).
- */
-function errorRefs(route: RestRoute): Json {
-  const codes: ErrorCode[] = ['VALIDATION_FAILED'];
-  if (!route.public || route.field === 'Mutation.login') codes.push('UNAUTHENTICATED');
-  if (route.path.includes(':') && !route.pathFilters) codes.push('NOT_FOUND');
-  codes.push(...(route.extraErrors ?? []));
-  if (route.method !== 'GET') codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
-  codes.push('RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE');
-  const byStatus = [...new Set(codes)].sort((a, b) => errorStatus[a] - errorStatus[b]);
-  return Object.fromEntries(byStatus.map((c) => [String(errorStatus[c]), { $ref: `#/components/responses/${responseName(c)}` }]));
-}
-
-/** Retry-After is always sent with a 429 and a 503; with a 409 only for an Idempotency-Key still in use. */
-function retryAfter(code: ErrorCode): Json {
-  if (code === 'RATE_LIMITED' || code === 'SERVICE_UNAVAILABLE') return { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
-  if (code === 'CONFLICT') {
-    return {
-      'Retry-After': {
-        description: 'Sent when the Idempotency-Key is still in use: seconds to wait.',
-        schema: { type: 'integer', minimum: 1 },
-      },
-    };
-  }
-  return {};
-}
-
-function errorSchema(): Json {
-  return {
-    type: 'object',
-    required: ['error'],
-    properties: {
-      error: {
-        type: 'object',
-        required: ['code', 'message', 'requestId'],
-        properties: {
-          code: { type: 'string', enum: Object.keys(errorStatus) },
-          message: { type: 'string' },
-          details: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['field', 'message'],
-              properties: { field: { type: 'string', example: 'products[3].price' }, message: { type: 'string' } },
-            },
-          },
-          requestId: {
-            type: 'string',
-            description: 'Quote it when reporting a problem; it is in the logs (and in the X-Request-Id header).',
-          },
-        },
-      },
-    },
-  };
 }
 
 /** Drops component schemas no operation reaches (GraphQL-only types such as Query). */

@@ -18,7 +18,7 @@ export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly R
   const document = buildOpenApiDocument(options.schema, options.routes);
   const queryParameters = new Map(options.routes.map((r) => [r, documentedQueryParameters(document, r)]));
   return {
-    async onRequest({ request, url, setRequest, endResponse, fetchAPI, serverContext }) {
+    onRequest({ request, url, setRequest, endResponse, fetchAPI, serverContext }) {
       if (!url.pathname.startsWith(`${API_BASE}/`)) return;
       const match = matcher.match(request.method, url.pathname);
       if (match === undefined) {

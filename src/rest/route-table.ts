@@ -76,29 +76,47 @@ export function createRouteMatcher(routes: readonly RestRoute[]): RouteMatcher {
       .join('/');
     return { route, names, regex: new RegExp(`^${source}/?$`) };
   });
-  return {
-    match(method, pathname) {
-      let pathMatched = false;
+  // Every request asks several plugins (conventions, auth, idempotency, the REST edge, metrics)
+  // about the same path: each distinct path is matched against the table once.
+  const byPath = new Map<string, Array<{ route: RestRoute; names: string[]; values: string[] }>>();
+  const candidates = (pathname: string) => {
+    let found = byPath.get(pathname);
+    if (found === undefined) {
+      found = [];
       for (const { route, names, regex } of compiled) {
         const m = regex.exec(pathname);
-        if (!m) continue;
-        pathMatched = true;
-        if (route.method !== method) continue;
-        const params: Record<string, string> = {};
-        const undecodable: string[] = [];
-        names.forEach((name, i) => {
-          try {
-            params[name] = decodeURIComponent(m[i + 1]!);
-          } catch {
-            undecodable.push(name);
-          }
-        });
-        return { route, params, undecodable };
+        if (m) found.push({ route, names, values: m.slice(1) });
       }
-      return pathMatched ? 'method-not-allowed' : undefined;
+      if (pathname.length <= MAX_CACHED_PATH) {
+        if (byPath.size >= MATCH_CACHE_SIZE) byPath.clear();
+        byPath.set(pathname, found);
+      }
+    }
+    return found;
+  };
+  return {
+    match(method, pathname) {
+      const found = candidates(pathname);
+      if (found.length === 0) return undefined;
+      const hit = found.find(({ route }) => route.method === method);
+      if (!hit) return 'method-not-allowed';
+      const params: Record<string, string> = {};
+      const undecodable: string[] = [];
+      hit.names.forEach((name, i) => {
+        try {
+          params[name] = decodeURIComponent(hit.values[i]!);
+        } catch {
+          undecodable.push(name);
+        }
+      });
+      return { route: hit.route, params, undecodable };
     },
     allowedMethods(pathname) {
-      return [...new Set(compiled.filter(({ regex }) => regex.test(pathname)).map(({ route }) => route.method))];
+      return [...new Set(candidates(pathname).map(({ route }) => route.method))];
     },
   };
 }
+
+/** Distinct paths remembered per matcher (ids make paths many; the cache starts over when full). */
+const MATCH_CACHE_SIZE = 1_000;
+const MAX_CACHED_PATH = 256;

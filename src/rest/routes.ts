@@ -1,6 +1,7 @@
 import { productRoutes } from '../products/product.routes';
 import { accountRoutes } from '../accounts/account.routes';
 import { failureRoutes } from '../failures/failure.routes';
+import { historyRoutes } from '../history/history.routes';
 import { partnerRoutes } from '../partners/partner.routes';
 import { pricelistRoutes } from '../pricelists/pricelist.routes';
 import { purchaseOrderRoutes } from '../purchase-orders/purchase-order.routes';
@@ -20,6 +21,7 @@ export const restRoutes: readonly RestRoute[] = [
   ...stockRoutes,
   ...purchaseOrderRoutes,
   ...reconciliationRoutes,
+  ...historyRoutes,
   ...failureRoutes,
   ...queueRoutes,
   ...webhookRoutes,

@@ -1,4 +1,6 @@
 import { getNamedType, type GraphQLSchema } from 'graphql';
+import { filterSchema } from '@graphql-tools/utils';
+import { useSofa as yogaSofa } from '@graphql-yoga/plugin-sofa';
 import { useSofa as sofaRouter } from 'sofa-api';
 import type { RestRoute } from './route-table';
 
@@ -43,10 +45,25 @@ function pageTypeOf(schema: GraphQLSchema, route: RestRoute): string {
   return getNamedType(field.type).name;
 }
 
+/**
+ * The schema SOFA builds its operations from: without the fields marked `extensions.graphqlOnly`
+ * (e.g. `history(limit)` on record types), which SOFA would otherwise select into every REST answer
+ * holding their type, with their arguments as extra query parameters.
+ */
+export function restSchema(schema: GraphQLSchema): GraphQLSchema {
+  return filterSchema({ schema, objectFieldFilter: (_type, _field, config) => config.extensions?.graphqlOnly !== true });
+}
+
+/** Yoga's SOFA plugin, building its routes from `restSchema` of the served schema. */
+export function useRestSofa(config: Parameters<typeof yogaSofa>[0]): ReturnType<typeof yogaSofa> {
+  const plugin = yogaSofa(config);
+  return { ...plugin, onSchemaChange: (payload) => plugin.onSchemaChange?.({ ...payload, schema: restSchema(payload.schema) }) };
+}
+
 /** The OpenAPI document exactly as SOFA generates it (corrected in openapi.ts). */
 export function sofaOpenApiDocument(schema: GraphQLSchema, routes: readonly RestRoute[]): Record<string, unknown> {
   const router = sofaRouter({
-    ...sofaConfig(schema, routes),
+    ...sofaConfig(restSchema(schema), routes),
     openAPI: { endpoint: '/doc', info: { title: 'sync-gateway', version: '1' } },
   });
   return structuredClone(router.openAPIDocument) as unknown as Record<string, unknown>;

@@ -51,7 +51,7 @@ builder.queryFields((t) => ({
       ...changeListArgs,
       direction: t.arg({ type: SaleOrderDirectionEnum, description: 'inbound or outbound; both when omitted.' }),
     },
-    resolve: (_root, args, ctx) => listUpdatedSaleOrders(ctx.prisma, readerOf(ctx), args),
+    resolve: (_root, args, ctx) => listUpdatedSaleOrders(ctx, readerOf(ctx), args),
   }),
   saleOrders: t.field({
     type: SaleOrderPage,

@@ -1,10 +1,11 @@
 import type { PrismaClient, SaleOrder } from '../generated/prisma/client';
 import type { PageShape, SyncResultShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
-import { RECENT_ORDER, changeListPage, fetchPage } from '../changes/pages';
+import { RECENT_ORDER, changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
 import { syncResult, validateBatch } from '../changes/tracked-service';
 import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
 import { toSourceTime } from '../changes/source-time';
+import type { PushedBy } from '../changes/history-writes';
 import { MAX_SALE_ORDERS_PER_REQUEST, saleOrderInput, type SaleOrderDirection } from './sale-order.input';
 
 const saleOrderTable: TrackedTableSpec = {
@@ -21,6 +22,7 @@ export async function syncSaleOrders(
   records: readonly unknown[],
   context: string,
   dryRun = false,
+  pushedBy: PushedBy = null,
 ): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, saleOrderInput, {
     argName: 'sale_orders',
@@ -32,7 +34,7 @@ export async function syncSaleOrders(
     fields,
     sourceUpdatedAt: toSourceTime(source_updated_at),
   }));
-  const { reports } = await inPushTransaction(prisma, dryRun, (tx) => upsertTracked(tx, saleOrderTable, incoming, context));
+  const { reports } = await inPushTransaction(prisma, dryRun, (tx) => upsertTracked(tx, saleOrderTable, incoming, context, pushedBy));
   const indexed = reports.map((r, i) => ({ ...r, index: valid[i]!.index, externalId: valid[i]!.value.external_id }));
   return syncResult(indexed, errors, { argName: 'sale_orders', dryRun });
 }
@@ -45,11 +47,11 @@ export type SaleOrderFilter = {
 
 /** Sale orders with pending changes, optionally of one direction; the page is remembered for the ack. */
 export function listUpdatedSaleOrders(
-  prisma: PrismaClient,
+  db: ChangeListSource,
   reader: string,
   args: PageArgs & { direction?: SaleOrderDirection | null },
 ): Promise<PageShape<SaleOrder>> {
-  return changeListPage(prisma, 'sale_orders', reader, args, args.direction ? { direction: args.direction } : {});
+  return changeListPage(db, 'sale_orders', reader, args, args.direction ? { direction: args.direction } : {});
 }
 
 /** All sale orders for dashboards, newest change first. */

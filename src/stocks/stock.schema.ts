@@ -34,7 +34,7 @@ builder.queryFields((t) => ({
     type: StockPage,
     description: 'Stock entries whose quantity changed since their last acknowledgement, ordered by updatedAt then id.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listChangedStocks(ctx.prisma, readerOf(ctx), args),
+    resolve: (_root, args, ctx) => listChangedStocks(ctx, readerOf(ctx), args),
   }),
   stocksBySupplier: t.field({
     type: StockPage,

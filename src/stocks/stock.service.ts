@@ -2,7 +2,7 @@ import type { PrismaClient, Stock } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { PageShape, SyncResultShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
-import { changeListPage, fetchPage } from '../changes/pages';
+import { changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
 import { syncResult, validateBatch, type IndexedReport } from '../changes/tracked-service';
 import { inPushTransaction } from '../changes/tracked-sync';
 import { isStale, toSourceTime } from '../changes/source-time';
@@ -213,8 +213,8 @@ async function upsertStocks(tx: SqlRunner, shape: Shape, entries: StockRow[], st
 }
 
 /** Entries whose quantity changed since their last acknowledgement (the delta query). */
-export function listChangedStocks(prisma: PrismaClient, reader: string, args: PageArgs): Promise<PageShape<Stock>> {
-  return changeListPage(prisma, 'stocks', reader, args);
+export function listChangedStocks(db: ChangeListSource, reader: string, args: PageArgs): Promise<PageShape<Stock>> {
+  return changeListPage(db, 'stocks', reader, args);
 }
 
 /** All stock of one supplier, or of one product across suppliers. An unknown id is an empty page. */

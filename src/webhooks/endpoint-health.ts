@@ -1,7 +1,4 @@
-import type { PrismaClient } from '../generated/prisma/client';
-
-/** Raw SQL only: the worker thread runs this over plain pg, without Prisma's runtime. */
-type RawSql = Pick<PrismaClient, '$queryRawUnsafe'>;
+import type { QueueDatabase } from '../queue/sql/queue-database';
 
 export const HEALTH_STATES = ['healthy', 'failing', 'disabled'] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
@@ -84,17 +81,18 @@ type DisabledRow = { webhook_id: number; url: string; failing_since: string; con
  * Configuration rows are locked in id order, so concurrent batches cannot deadlock.
  */
 export async function recordEndpointHealth(
-  sql: RawSql,
+  db: QueueDatabase,
   facts: HealthFact[],
   options: { now: Date; disableAfterMs: number },
 ): Promise<OperationalEvent[]> {
   if (facts.length === 0) return [];
   const disableBefore = options.disableAfterMs > 0 ? new Date(options.now.getTime() - options.disableAfterMs) : null;
-  const [row] = await sql.$queryRawUnsafe<Array<{ disabled: DisabledRow[]; items: ItemRow[] }>>(
-    `WITH r AS (
+  const { now } = options;
+  const [row] = await db.$queryRaw<Array<{ disabled: DisabledRow[]; items: ItemRow[] }>>`
+    WITH r AS (
        SELECT v.id, v.at, v.status, v.attempts, v.counted, v.error, v.status_code,
               q.webhook_config_id AS config_id, q.failure_id
-         FROM jsonb_to_recordset($1::jsonb)
+         FROM jsonb_to_recordset(${JSON.stringify(facts)}::jsonb)
            AS v(id int, at timestamptz, status text, attempts int, counted boolean, error text, status_code int)
          JOIN outbound_queue_items q ON q.id = v.id
      ),
@@ -123,9 +121,9 @@ export async function recordEndpointHealth(
        UPDATE webhook_configs c
           SET last_success_at = d.success_at, failing_since = d.failing_since, consecutive_failed_items = d.failed_items,
               active = c.active AND NOT d.disable,
-              auto_disabled_at = CASE WHEN d.disable THEN $2::timestamptz ELSE c.auto_disabled_at END,
-              updated_at = CASE WHEN d.disable THEN $2::timestamptz ELSE c.updated_at END
-         FROM (SELECT decided.*, COALESCE(active AND failing_since <= $3::timestamptz, false) AS disable FROM decided) d
+              auto_disabled_at = CASE WHEN d.disable THEN ${now}::timestamptz ELSE c.auto_disabled_at END,
+              updated_at = CASE WHEN d.disable THEN ${now}::timestamptz ELSE c.updated_at END
+         FROM (SELECT decided.*, COALESCE(active AND failing_since <= ${disableBefore}::timestamptz, false) AS disable FROM decided) d
         WHERE c.id = d.id
        RETURNING c.id, c.url, c.failing_since, c.consecutive_failed_items, d.disable
      )
@@ -137,11 +135,7 @@ export async function recordEndpointHealth(
                                                    'status', r.status, 'attempts', r.attempts, 'error', r.error,
                                                    'status_code', r.status_code, 'at', r.at) ORDER BY r.at, r.id), '[]'::json)
           FROM r LEFT JOIN webhook_configs c ON c.id = r.config_id
-         WHERE r.status = 'failed' OR (r.status = 'completed' AND r.attempts > 1)) AS items`,
-    JSON.stringify(facts),
-    options.now,
-    disableBefore,
-  );
+         WHERE r.status = 'failed' OR (r.status = 'completed' AND r.attempts > 1)) AS items`;
   const at = options.now.toISOString();
   const none = {
     itemId: null,

@@ -52,7 +52,7 @@ const WebhookConfig = builder.objectRef<WebhookView>('WebhookConfig').implement(
     id: t.exposeInt('id'),
     url: t.exposeString('url'),
     entityType: t.field({ type: FailureEntityType, resolve: (w) => w.entityType as (typeof FAILURE_ENTITY_TYPES)[number] }),
-    direction: t.field({ type: WebhookDirection, resolve: (w) => w.direction as (typeof WEBHOOK_DIRECTIONS)[number] }),
+    direction: t.field({ type: WebhookDirection, resolve: (w) => w.direction }),
     active: t.exposeBoolean('active'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PrismaClient, WebhookConfig } from '../generated/prisma/client';
+import { WebhookDirection } from '../generated/prisma/enums';
 import { AppError, notFound } from '../errors/app-error';
 import { parseInput } from '../errors/zod-details';
 import { FAILURE_ENTITY_TYPES } from '../failures/failure.input';
@@ -7,7 +8,8 @@ import { urlRefusal, webhookNetworkPolicy } from './network-policy';
 import type { SecretBox } from './secret-box';
 import { decodeKeyring, encodeKeyring, formatOf, generateSecret, keyringOf, rotateKeyring, whsecProblem } from './signing-keys';
 
-export const WEBHOOK_DIRECTIONS = ['to_erp', 'to_webshop'] as const;
+/** The values of the database's webhook_direction enum (schema.prisma), in its order. */
+export const WEBHOOK_DIRECTIONS = Object.values(WebhookDirection);
 
 /** A rotation keeps the old secret valid this long unless told otherwise. */
 export const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 3600;
@@ -33,7 +35,7 @@ const webhookSecret = z
 export const webhookInput = z.object({
   url: webhookUrl,
   entityType: z.enum(FAILURE_ENTITY_TYPES),
-  direction: z.enum(WEBHOOK_DIRECTIONS),
+  direction: z.enum(WebhookDirection),
   secret: webhookSecret.optional(),
   active: z.boolean().default(true),
 });

@@ -5,20 +5,19 @@
  * deliveries, create and revoke a token. With CONSOLE_SCREENSHOTS=<dir> it also saves
  * screenshots of the main views (docs/console/ holds the committed ones).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { CONSOLE_BUILD_DIR } from '../../src/admin/console.plugin';
+import { type Browser, type Page } from 'playwright-core';
 import { createAdminAccount } from '../../src/accounts/account.service';
 import pino from 'pino';
 import { createWorker } from '../../src/queue/worker';
 import { decodeKeyring } from '../../src/webhooks/signing-keys';
 import { createWebhook } from '../../src/webhooks/webhook.service';
+import { launchChromium, requireConsoleAndChromium } from '../support/browser';
 import { startReceiver, type Reply } from '../support/receiver';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ADMIN = { email: 'ops@example.com', password: 'correct horse battery staple' };
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -34,8 +33,7 @@ describe('admin console in Chromium', () => {
   const resetMails: Array<{ email: string; token: string }> = [];
 
   beforeAll(async () => {
-    if (!existsSync(path.join(CONSOLE_BUILD_DIR, 'index.html'))) throw new Error('dist/console is not built: run `npm run build:console`');
-    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+    requireConsoleAndChromium();
     db = await openTestDatabase('pglite');
     // A receiver that is gone for sync_failure events and answers test events.
     receiver = await startReceiver((request) =>
@@ -58,20 +56,7 @@ describe('admin console in Chromium', () => {
       body: { products: ['SKU-1', 'SKU-2', 'SKU-3'].map((external_id) => ({ external_id, name: `Product ${external_id}` })) },
     });
     expect(synced.status).toBe(200);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // The machine's network is closed: keep Chromium from calling home.
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     page.on('dialog', (dialog) => void dialog.accept());
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
@@ -205,7 +190,7 @@ describe('admin console in Chromium', () => {
       body: { entity_type: 'partner', source: 'erp', external_id: 'P-410', error_message: 'Unknown country' },
     });
     const worker = createWorker({
-      prisma: db.prisma,
+      database: db.prisma,
       secrets: api.secrets,
       logger: pino({ level: 'silent' }),
       clock: () => new Date(Date.now() + 1_000),
@@ -271,7 +256,7 @@ describe('admin console in Chromium', () => {
       // Walk the schedule with an injected clock: attempt 1 at once (500), attempt 2 after the minute (200).
       let clock = Date.now() + 1_000;
       const worker = createWorker({
-        prisma: db.prisma,
+        database: db.prisma,
         secrets: api.secrets,
         logger: pino({ level: 'silent' }),
         clock: () => new Date(clock),

@@ -2,15 +2,12 @@
  * The console's reconciliation page end to end in Debian's Chromium (as console.e2e.test.ts):
  * the per-entity table, and a resync with its count preview and confirmation (ADR 0029).
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { CONSOLE_BUILD_DIR } from '../../src/admin/console.plugin';
+import { type Browser, type Page } from 'playwright-core';
 import { createAdminAccount } from '../../src/accounts/account.service';
+import { launchChromium, requireConsoleAndChromium, signInToConsole } from '../support/browser';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ADMIN = { email: 'recon@example.com', password: 'correct horse battery staple' };
 
 jest.setTimeout(120_000);
@@ -23,8 +20,7 @@ describe('console reconciliation page in Chromium', () => {
   const dialogs: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(path.join(CONSOLE_BUILD_DIR, 'index.html'))) throw new Error('dist/console is not built: run `npm run build:console`');
-    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+    requireConsoleAndChromium();
     db = await openTestDatabase('pglite');
     api = await startTestServer(db);
     await createAdminAccount(db.prisma, ADMIN);
@@ -35,19 +31,7 @@ describe('console reconciliation page in Chromium', () => {
     await api.request('POST', '/api/v1/updated-products/batch-delete', {
       body: { ids: listed.body.payload.map((p: { id: number }) => p.id) },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
@@ -62,10 +46,7 @@ describe('console reconciliation page in Chromium', () => {
   });
 
   it('shows the per-entity table and resyncs after a count preview and a confirmation', async () => {
-    await page.goto(`${api.url}/admin/`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInToConsole(page, api.url, ADMIN);
     await page.getByRole('link', { name: 'Reconciliation' }).click();
     await page.getByRole('heading', { name: 'Reconciliation' }).waitFor();
     const products = page.locator('[data-testid="reconciliation-table"] tr[data-entity="product"]');

@@ -85,7 +85,7 @@ describe.each(backends)('the acknowledgement ledger on %s', (backend) => {
           truth.set(c.externalId, mergeFields(truth.get(c.externalId) ?? {}, c.fields));
         };
         const runList = async (c: List, raced = false) => {
-          const page = await listUpdatedProducts(db.prisma, c.reader, { limit: c.limit });
+          const page = await listUpdatedProducts(db, c.reader, { limit: c.limit });
           lastListed.set(
             c.reader,
             page.payload.map((p) => ({

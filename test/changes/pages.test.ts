@@ -1,4 +1,6 @@
+import { types } from 'pg';
 import { changeListPage } from '../../src/changes/pages';
+import { prismaShapes } from '../../src/db/prepared-query';
 import type { TrackedTableName } from '../../src/changes/tracked-table';
 import { syncPartners } from '../../src/partners/partner.service';
 import { syncProducts } from '../../src/products/product.service';
@@ -69,7 +71,7 @@ describe.each(backends)('change list pages on %s', (backend) => {
     async (table) => {
       const before = await prismaRows[table]();
       expect(before.length).toBeGreaterThan(0);
-      const page = await changeListPage(db.prisma, table, READER, { limit: 500 });
+      const page = await changeListPage(db, table, READER, { limit: 500 });
       // Everything but listedRevisions, which the listing itself sets (and the page leaves out).
       const strip = (rows: Array<{ id: number }>) =>
         rows.map(({ listedRevisions: _l, ...rest }: { id: number; listedRevisions?: unknown }) => rest);
@@ -82,14 +84,14 @@ describe.each(backends)('change list pages on %s', (backend) => {
   );
 
   it('pages with limit and offset, counts every pending record, and is empty past the end', async () => {
-    const first = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'products', READER, { limit: 2 });
-    const second = await changeListPage<{ id: number; revision: number; externalId: string }>(db.prisma, 'products', READER, {
+    const first = await changeListPage<{ id: number; revision: number; externalId: string }>(db, 'products', READER, { limit: 2 });
+    const second = await changeListPage<{ id: number; revision: number; externalId: string }>(db, 'products', READER, {
       limit: 2,
       offset: 2,
     });
     expect([...first.payload, ...second.payload].map((p) => p.externalId)).toEqual(['P0', 'P1', 'P2']);
     expect(second.meta).toEqual({ total: 3, limit: 2, offset: 2 });
-    expect(await changeListPage(db.prisma, 'products', READER, { offset: 10 })).toEqual({
+    expect(await changeListPage(db, 'products', READER, { offset: 10 })).toEqual({
       payload: [],
       meta: { total: 3, limit: 50, offset: 10 },
     });
@@ -97,12 +99,12 @@ describe.each(backends)('change list pages on %s', (backend) => {
 
   it('filters by since and by a column value', async () => {
     const latest = await db.prisma.product.findFirstOrThrow({ orderBy: [{ updatedAt: 'desc' }] });
-    expect(await changeListPage(db.prisma, 'products', READER, { since: latest.updatedAt })).toMatchObject({
+    expect(await changeListPage(db, 'products', READER, { since: latest.updatedAt })).toMatchObject({
       payload: [],
       meta: { total: 0 },
     });
     const inbound = await changeListPage<{ id: number; revision: number; externalId: string }>(
-      db.prisma,
+      db,
       'sale_orders',
       READER,
       {},
@@ -110,5 +112,43 @@ describe.each(backends)('change list pages on %s', (backend) => {
     );
     expect(inbound.payload.map((o) => o.externalId)).toEqual(['SO-in']);
     expect(inbound.meta.total).toBe(1);
+  });
+
+  it('reads the same rows through the pg pool as through Prisma', async () => {
+    if (!db.sql) return; // PGlite has one path
+    const oldest = await db.prisma.product.findFirstOrThrow({ orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }] });
+    const cases: Array<[TrackedTableName, Parameters<typeof changeListPage>[3], Record<string, string>?]> = [
+      ...(Object.keys(prismaRows) as TrackedTableName[]).map((t): [TrackedTableName, object] => [t, { limit: 500 }]),
+      ['products', { since: new Date(oldest.updatedAt.getTime() - 1) }],
+      ['products', { since: oldest.updatedAt, after_id: oldest.id, limit: 1 }],
+      ['sale_orders', { limit: 5 }, { direction: 'outbound' }],
+    ];
+    for (const [table, args, filter] of cases) {
+      const viaPrisma = await changeListPage({ prisma: db.prisma }, table, READER, args, filter);
+      const viaPool = await changeListPage(db, table, READER, args, filter);
+      expect(viaPool).toEqual(viaPrisma);
+      expect(viaPool.payload.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('reads a date column as UTC midnight, as Prisma does, whatever the time zone', () => {
+    // Jest cannot change the process's zone; pg's own parser would give local midnight.
+    const parseDate = prismaShapes.getTypeParser(1082, 'text');
+    expect(parseDate).not.toBe(types.getTypeParser(1082, 'text'));
+    expect(parseDate('2026-01-01')).toEqual(new Date('2026-01-01T00:00:00Z'));
+  });
+
+  it('prepares the statement afresh when a migration changes the table under it', async () => {
+    if (!db.sql) return;
+    const before = await changeListPage(db, 'products', READER, { limit: 1 });
+    await db.prisma.$executeRawUnsafe(`ALTER TABLE products ADD COLUMN extra_note text`);
+    try {
+      // Every pooled connection that prepared the old statement must recover, not only one.
+      const pages = await Promise.all(Array.from({ length: 4 }, () => changeListPage(db, 'products', READER, { limit: 1 })));
+      for (const page of pages) expect(page).toEqual({ ...before, payload: [{ ...before.payload[0], extraNote: null }] });
+    } finally {
+      await db.prisma.$executeRawUnsafe(`ALTER TABLE products DROP COLUMN extra_note`);
+    }
+    expect(await changeListPage(db, 'products', READER, { limit: 1 })).toEqual(before);
   });
 });

@@ -40,7 +40,10 @@ onPostgres('export of the embedded store to PostgreSQL', () => {
 
     const copied = await exportToPostgres(source.db, url);
 
-    expect(Object.fromEntries(copied.map((t) => [t.table, t.rows]))).toEqual(expected.counts);
+    // Pending counts are not copied: the target's triggers count the rows as they arrive (ADR 0030),
+    // and the change lists' totals below (observableState) show they came out the same.
+    const { pending_count_deltas: _sourceDeltas, ...copiedCounts } = expected.counts;
+    expect(Object.fromEntries(copied.map((t) => [t.table, t.rows]))).toEqual(copiedCounts);
     const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) });
     const target: TestDatabase = {
       backend: 'postgresql',
@@ -52,8 +55,8 @@ onPostgres('export of the embedded store to PostgreSQL', () => {
     };
     const api2 = await startTestServer(target, { secrets: createSecretBox(key) });
     try {
-      const { api_tokens: tokens, ...counts } = await tableCounts(prisma);
-      const { api_tokens: sourceTokens, ...expectedCounts } = expected.counts;
+      const { api_tokens: tokens, pending_count_deltas: _deltas, ...counts } = await tableCounts(prisma);
+      const { api_tokens: sourceTokens, ...expectedCounts } = copiedCounts;
       expect(counts).toEqual(expectedCounts);
       expect(tokens).toBe(sourceTokens! + 1); // the second test server's own token
       // The same reader (token) sees the same pending changes, open failure and queued delivery.

@@ -3,15 +3,14 @@
  * /api/reference load in Debian's Chromium (playwright-core) with every request that does not
  * go to this service failing, and both do their job (a query runs, the operations render).
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM_PATH, hasChromium, launchChromium } from '../support/browser';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const describeWithChromium = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM)) {
-  console.warn(`offline pages e2e skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+const describeWithChromium = hasChromium() ? describe : describe.skip;
+if (!hasChromium()) {
+  console.warn(`offline pages e2e skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)`);
 }
 
 jest.setTimeout(120_000);
@@ -32,19 +31,7 @@ describeWithChromium('offline pages in Chromium', () => {
       body: { products: [{ external_id: 'SKU-1' }, { external_id: 'SKU-2' }] },
     });
     expect(synced.status).toBe(200);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const local = new URL(api.url).host;
     await context.route('**/*', (route) => {

@@ -90,7 +90,7 @@ describe.each(backends)('operations endpoints on %s', (backend) => {
         body: { entity_type: 'product', external_id: 'M-1', source: 'erp', error_message: 'x' },
       });
       const worker = createWorker({
-        prisma: ctx.db.prisma,
+        database: ctx.db.prisma,
         secrets: ctx.api.secrets,
         logger: pino({ level: 'silent' }),
         onAttempt: metrics.deliveryAttempt,

@@ -37,7 +37,7 @@ describe.each(backends)('delivery attempt log on %s', (backend) => {
   let configId: number;
 
   const worker = (overrides: Partial<WorkerOptions> = {}) =>
-    createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger, clock: () => now, ...overrides });
+    createWorker({ database: ctx.db.prisma, secrets: ctx.api.secrets, logger, clock: () => now, ...overrides });
   /** Reports a failure; the worker's clock then stands a second later, so that its delivery is due. */
   const report = async () => {
     await ctx.api.request('POST', '/api/v1/failures', {

@@ -1,13 +1,14 @@
 import { createToken } from '../../src/auth/token.service';
 import { backends } from '../support/database';
 import { useApiFixture } from '../support/http';
+import type { QueueStatus } from '../../src/generated/prisma/enums';
 
 describe.each(backends)('outbound queue over REST on %s', (backend) => {
   const ctx = useApiFixture(backend);
 
   async function seed(): Promise<number[]> {
     await ctx.db.prisma.outboundQueueItem.deleteMany();
-    const statuses = ['pending', 'processing', 'completed', 'failed', 'failed', 'failed'];
+    const statuses: QueueStatus[] = ['pending', 'processing', 'completed', 'failed', 'failed', 'failed'];
     const ids: number[] = [];
     for (const [i, status] of statuses.entries()) {
       const item = await ctx.db.prisma.outboundQueueItem.create({
@@ -125,7 +126,7 @@ describe.each(backends)('outbound queue over REST on %s', (backend) => {
     await ctx.db.prisma.outboundQueueItem.deleteMany();
     const now = Date.now();
     const minutesAgo = (m: number) => new Date(now - m * 60_000);
-    const items: Array<{ status: string; completedAt?: Date; updatedAt?: Date }> = [
+    const items: Array<{ status: QueueStatus; completedAt?: Date; updatedAt?: Date }> = [
       { status: 'completed', completedAt: minutesAgo(0) },
       { status: 'completed', completedAt: minutesAgo(0) },
       { status: 'completed', completedAt: minutesAgo(2) },

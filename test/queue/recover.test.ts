@@ -1,5 +1,6 @@
 import { backends } from '../support/database';
 import { useApiFixture } from '../support/http';
+import type { QueueStatus } from '../../src/generated/prisma/enums';
 
 const HOUR = 3_600_000;
 
@@ -9,7 +10,7 @@ describe.each(backends)('recover a window and resend on %s', (backend) => {
   const at = (hours: number) => new Date(base + hours * HOUR);
 
   /** Items queued at the given hours with the given status; returns their ids in that order. */
-  async function seed(items: Array<[status: string, hours: number]>): Promise<number[]> {
+  async function seed(items: Array<[status: QueueStatus, hours: number]>): Promise<number[]> {
     await ctx.db.prisma.outboundQueueItem.deleteMany();
     const ids: number[] = [];
     for (const [i, [status, hours]] of items.entries()) {

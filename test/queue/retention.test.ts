@@ -3,6 +3,7 @@ import { startRetentionRuns, type PruneResult } from '../../src/queue/retention'
 import { createWorker, type WorkerOptions } from '../../src/queue/worker';
 import { backends } from '../support/database';
 import { useApiFixture } from '../support/http';
+import type { QueueStatus } from '../../src/generated/prisma/enums';
 
 const logger = pino({ level: 'silent' });
 const DAY = 86_400_000;
@@ -13,10 +14,10 @@ describe.each(backends)('retention on %s', (backend) => {
   const now = new Date(Date.now() + 365 * DAY);
   const daysAgo = (days: number) => new Date(now.getTime() - days * DAY);
   const worker = (retention: WorkerOptions['retention']) =>
-    createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger, clock: () => now, retention });
+    createWorker({ database: ctx.db.prisma, secrets: ctx.api.secrets, logger, clock: () => now, retention });
 
   let seq = 0;
-  async function item(status: string, ageDays: number, failureId: number | null = null, attempts = 0): Promise<number> {
+  async function item(status: QueueStatus, ageDays: number, failureId: number | null = null, attempts = 0): Promise<number> {
     const at = daysAgo(ageDays);
     const row = await ctx.db.prisma.outboundQueueItem.create({
       data: {

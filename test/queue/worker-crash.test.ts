@@ -54,7 +54,7 @@ describeWithPostgres('a worker process killed mid-delivery (PostgreSQL)', () => 
       const item = await ctx.db.prisma.outboundQueueItem.findFirstOrThrow();
       const afterLease = new Date(item.leaseExpiresAt!.getTime() + 1);
       const survivor = createWorker({
-        prisma: ctx.db.prisma,
+        database: ctx.db.prisma,
         secrets: ctx.api.secrets,
         logger: pino({ level: 'silent' }),
         clock: () => afterLease,

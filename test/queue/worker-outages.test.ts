@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client, Pool } from 'pg';
 import pino from 'pino';
 import { LISTEN_APPLICATION_NAME } from '../../src/queue/queue-listener';
+import { queueDatabaseOverPg } from '../../src/queue/sql/queue-database';
 import { createWorker, DEFAULT_LEASE_MS, type Worker, type WorkerOptions } from '../../src/queue/worker';
 import { createSecretBox } from '../../src/webhooks/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
@@ -38,9 +39,7 @@ describeWithPostgres('the delivery worker through database faults (PostgreSQL)',
   /** A worker over plain pg, as the worker thread runs it. */
   const startWorker = (overrides: Partial<WorkerOptions> = {}) => {
     const worker = createWorker({
-      prisma: {
-        $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await pool.query(sql, values)).rows as T,
-      } as WorkerOptions['prisma'],
+      database: queueDatabaseOverPg(pool),
       secrets: ctx.api.secrets,
       logger,
       ...overrides,

@@ -20,7 +20,7 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
   let now: Date;
 
   const worker = (overrides: Partial<WorkerOptions> = {}) =>
-    createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger, clock: () => now, ...overrides });
+    createWorker({ database: ctx.db.prisma, secrets: ctx.api.secrets, logger, clock: () => now, ...overrides });
   /** Reports a failure; the worker's clock then stands a second on, so the delivery is due however slow the machine. */
   const report = async () => {
     const res = await ctx.api.request('POST', '/api/v1/failures', {
@@ -228,7 +228,9 @@ describeWithPostgres('two workers on one PostgreSQL', () => {
     );
     // Two replicas: separate clients and connection pools on the same database.
     const replicas = [0, 1].map(() => new PrismaClient({ adapter: new PrismaPg({ connectionString: ctx.db.url! }) }));
-    const workers = replicas.map((prisma) => createWorker({ prisma, secrets: ctx.api.secrets, logger, pollIntervalMs: 20, batchSize: 25 }));
+    const workers = replicas.map((prisma) =>
+      createWorker({ database: prisma, secrets: ctx.api.secrets, logger, pollIntervalMs: 20, batchSize: 25 }),
+    );
     workers.forEach((w) => w.start());
     try {
       const deadline = Date.now() + 150_000;

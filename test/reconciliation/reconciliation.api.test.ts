@@ -191,7 +191,12 @@ describe.each(backends)('resync and reconciliation on %s', (backend) => {
         pending: ['M4'],
         resynced: null,
       });
-      const fixed = await post('/api/v1/reconciliation/product', { items, after: 'M', resync: true });
+      // Resync has the effect of POST /api/v1/resync, so it needs the same role: the webshop's token may only compare.
+      const refused = await post('/api/v1/reconciliation/product', { items, after: 'M', resync: true });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN' });
+      expect((await pending('/api/v1/updated-products')).map((p: { externalId: string }) => p.externalId)).toEqual(['M4']);
+      const fixed = await post('/api/v1/reconciliation/product', { items, after: 'M', resync: true }, admin);
       expect(fixed.body).toMatchObject({ resynced: 2 });
       const listed = (await pending('/api/v1/updated-products')).map((p: { externalId: string }) => p.externalId).sort();
       expect(listed).toEqual(['M2', 'M3', 'M4']);

@@ -5,6 +5,7 @@ import { restRoutes } from '../../src/rest/routes';
 import type { SecretBox } from '../../src/webhooks/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import type { JsonResponse } from '../support/http';
+import type { QueueStatus } from '../../src/generated/prisma/enums';
 
 /** One request of a case. */
 export type Call = {
@@ -84,7 +85,7 @@ export async function seedFixtures(ctx: {
   f.priceItems = await ids('/api/v1/pricelists/updated');
   f.purchaseOrders = await ids('/api/v1/purchase-orders/updated');
   f.failure = (await ok({ method: 'POST', path: '/api/v1/failures', body: example('POST', '/v1/failures').request }, 201)).body.id;
-  const queueItem = (status: string, i: number) =>
+  const queueItem = (status: QueueStatus, i: number) =>
     prisma.outboundQueueItem.create({
       data: { status, attempts: 6, messageId: `msg_oa_${backend}_${i}`, payload: { event: 'sync_failure' } },
     });
@@ -214,6 +215,18 @@ export function routeCases(f: Fixtures): Record<string, RouteCases> {
         path: '/api/v1/reconciliation/product',
         body: { items: [{ external_id: 'OA-0', digest: '0'.repeat(64) }] },
       }),
+      errors: {
+        // Comparing is open to the webshop's token; resyncing in the same call needs role admin.
+        403: () => ({
+          method: 'POST',
+          path: '/api/v1/reconciliation/product',
+          body: { items: [{ external_id: 'OA-0', digest: '0'.repeat(64) }], resync: true },
+        }),
+      },
+    },
+    'GET /api/v1/history/{entityType}/{externalId}': {
+      success: () => ({ method: 'GET', path: '/api/v1/history/product/OA-0?limit=5' }),
+      errors: { 404: () => ({ method: 'GET', path: '/api/v1/history/product/NO-SUCH-PRODUCT' }) },
     },
     'GET /api/v1/outbound-queue/stats': { success: () => ({ method: 'GET', path: '/api/v1/outbound-queue/stats' }) },
     'GET /api/v1/outbound-queue': { success: () => ({ method: 'GET', path: '/api/v1/outbound-queue?status=failed' }) },

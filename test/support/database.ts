@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { applyMigrations } from '../../src/db/migrator';
 import { migratePostgres, type Backend } from '../../src/db/database';
+import { startEmbeddedThread } from '../../src/db/embedded-thread';
 import { PrismaClient } from '../../src/generated/prisma/client';
 
 export type TestDatabase = {
@@ -13,6 +12,8 @@ export type TestDatabase = {
   prisma: PrismaClient;
   /** Connection string of this test's own PostgreSQL database (postgresql only). */
   url?: string;
+  /** The pool beneath Prisma's adapter (postgresql only), as `Database.sql`. */
+  sql?: Pool;
   /** SQL statements the Prisma client has sent so far (for N+1 checks). */
   queryCount(): number;
   /** Applies pending migrations again; returns the names applied. */
@@ -28,9 +29,10 @@ export async function openTestDatabase(backend: Backend): Promise<TestDatabase> 
   return backend === 'pglite' ? openPglite() : openPostgres();
 }
 
+/** In memory, on its own thread behind the proxy, as the server runs it (ADR 0032). */
 async function openPglite(): Promise<TestDatabase> {
-  const pglite = await PGlite.create();
-  const adapter = new PrismaPGlite(pglite);
+  const pglite = await startEmbeddedThread({});
+  const adapter = pglite.adapter;
   await applyMigrations(adapter);
   const { prisma, queryCount } = countingClient(adapter);
   return {
@@ -70,15 +72,20 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
 async function openPostgres(): Promise<TestDatabase> {
   const database = await createPostgresDatabase();
   await migratePostgres(database.url);
-  const { prisma, queryCount } = countingClient(new PrismaPg({ connectionString: database.url }));
+  const sql = new Pool({ connectionString: database.url });
+  // pool.end() resolves before its sockets close; the forced DROP may then terminate one (57P01).
+  sql.on('error', () => undefined);
+  const { prisma, queryCount } = countingClient(new PrismaPg(sql));
   return {
     backend: 'postgresql',
     prisma,
+    sql,
     queryCount,
     url: database.url,
     migrate: () => migratePostgres(database.url),
     async close() {
       await prisma.$disconnect();
+      await sql.end();
       await database.drop();
     },
   };

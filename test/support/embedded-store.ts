@@ -11,7 +11,7 @@ import type { TestServer } from './http';
 
 /** An embedded store in a data directory of its own, opened as the server opens it. */
 export async function openEmbeddedTestStore(
-  options: { dataDir?: string; housekeeping?: HousekeepingOptions } = {},
+  options: { dataDir?: string; housekeeping?: HousekeepingOptions; memoryCeilingMb?: number } = {},
 ): Promise<{ db: Database; dataDir: string; asTestDatabase(): TestDatabase; remove(): Promise<void> }> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'sgw-store-')));
   // Timers far out: the tests run housekeeping themselves, where they need it.
@@ -19,6 +19,7 @@ export async function openEmbeddedTestStore(
     dataDir,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     embeddedFsync: false,
+    ...(options.memoryCeilingMb !== undefined ? { embeddedMemoryCeilingMb: options.memoryCeilingMb } : {}),
     housekeeping: { vacuumCheckMs: 3_600_000, checkpointMs: 3_600_000, ...options.housekeeping },
   });
   await db.migrate();

@@ -33,7 +33,7 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
   // The worker as `serve` wires it: its operational events go to the event hub.
   const worker = (overrides: Partial<WorkerOptions> = {}) =>
     createWorker({
-      prisma: ctx.db.prisma,
+      database: ctx.db.prisma,
       secrets: ctx.api.secrets,
       logger,
       clock: () => now,
@@ -278,13 +278,13 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
 
   it('keeps a delivery result when the health statement fails (health is advisory)', async () => {
     await report('SKU-HEALTH-DOWN');
-    const prisma = {
-      $queryRawUnsafe: (sql: string, ...values: unknown[]) =>
-        sql.includes('FOR UPDATE OF c')
+    const database: WorkerOptions['database'] = {
+      $queryRaw: (strings: TemplateStringsArray, ...values: unknown[]) =>
+        strings.join('').includes('FOR UPDATE OF c')
           ? Promise.reject(new Error('health statement refused'))
-          : ctx.db.prisma.$queryRawUnsafe(sql, ...values),
-    } as WorkerOptions['prisma'];
-    expect(await runAt(soon(), { prisma })).toBe(1);
+          : ctx.db.prisma.$queryRaw(strings, ...values),
+    };
+    expect(await runAt(soon(), { database })).toBe(1);
     expect(await ctx.db.prisma.outboundQueueItem.findFirstOrThrow()).toMatchObject({ status: 'completed' });
     expect((await health()).health).toMatchObject({ state: 'healthy', lastSuccessAt: null });
   });

@@ -46,7 +46,7 @@ describeWithRedis('operational events across replicas through Redis', () => {
         body: { entity_type: 'product', external_id: 'FROM-A', source: 'erp', error_message: 'x' },
       });
       const worker = createWorker({
-        prisma: db.prisma,
+        database: db.prisma,
         secrets: replicaA.secrets,
         logger,
         clock: soon,

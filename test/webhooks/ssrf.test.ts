@@ -86,7 +86,7 @@ describe.each(backends)('SSRF guard on %s', (backend) => {
       body: { entity_type: 'product', external_id: 'SKU-SSRF', source: 'erp', error_message: 'x' },
     });
     expect(reported.status).toBe(201);
-    const worker = createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger });
+    const worker = createWorker({ database: ctx.db.prisma, secrets: ctx.api.secrets, logger });
     expect(await worker.runOnce()).toBe(blockedTable().length);
 
     const items = await ctx.db.prisma.outboundQueueItem.findMany({ include: { webhookConfig: true }, orderBy: { id: 'asc' } });
@@ -164,7 +164,7 @@ describe.each(backends)('SSRF guard on %s', (backend) => {
       await ctx.api.request('POST', '/api/v1/failures', {
         body: { entity_type: 'product', external_id: 'SKU-302', source: 'erp', error_message: 'x' },
       });
-      expect(await createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger }).runOnce()).toBe(1);
+      expect(await createWorker({ database: ctx.db.prisma, secrets: ctx.api.secrets, logger }).runOnce()).toBe(1);
       expect(redirector.requests).toHaveLength(1);
       expect(target.hits).toHaveLength(0);
       expect(await ctx.db.prisma.outboundQueueItem.findFirstOrThrow()).toMatchObject({

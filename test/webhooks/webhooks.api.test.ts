@@ -57,7 +57,7 @@ describe.each(backends)('webhook secrets and test events on %s', (backend) => {
     await ctx.api.request('POST', '/api/v1/failures', {
       body: { entity_type: 'product', external_id: externalId, source: 'erp', error_message: 'x' },
     });
-    expect(await createWorker({ prisma: ctx.db.prisma, secrets: ctx.api.secrets, logger }).runOnce()).toBe(1);
+    expect(await createWorker({ database: ctx.db.prisma, secrets: ctx.api.secrets, logger }).runOnce()).toBe(1);
     expect(receiver.requests).toHaveLength(before + 1);
     return receiver.requests[before]!;
   };

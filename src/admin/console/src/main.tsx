@@ -6,6 +6,7 @@ import { createGraphqlClient } from './client';
 import { Layout } from './components/Layout';
 import { Accounts } from './pages/Accounts';
 import { FailureDetail, Failures } from './pages/Failures';
+import { History } from './pages/History';
 import { Overview } from './pages/Overview';
 import { Queue } from './pages/Queue';
 import { QueueItemDetail } from './pages/QueueItem';
@@ -46,6 +47,7 @@ function App() {
               <Route path="/admin/queue/:id" component={QueueItemDetail} />
               <Route path="/admin/webhooks" component={Webhooks} />
               <Route path="/admin/reconciliation" component={Reconciliation} />
+              <Route path="/admin/history" component={History} />
               <Route path="/admin/tokens" component={Tokens} />
               <Route path="/admin/accounts" component={Accounts} />
               <Route default component={NotFound} />

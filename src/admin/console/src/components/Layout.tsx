@@ -1,7 +1,7 @@
 import { useMutation } from '@urql/preact';
 import type { ComponentChildren } from 'preact';
 import { useLocation } from 'preact-iso';
-import { LOGOUT } from '../api';
+import { LOGOUT } from '../accounts-api';
 import { setSession, type Session } from '../session';
 
 const NAV: Array<[string, string]> = [
@@ -10,6 +10,7 @@ const NAV: Array<[string, string]> = [
   ['/admin/queue', 'Queue'],
   ['/admin/webhooks', 'Webhooks'],
   ['/admin/reconciliation', 'Reconciliation'],
+  ['/admin/history', 'History'],
   ['/admin/tokens', 'API tokens'],
   ['/admin/accounts', 'Accounts'],
 ];

@@ -1,6 +1,6 @@
 import { useSubscription } from '@urql/preact';
 import { useEffect } from 'preact/hooks';
-import { FAILURE_EVENTS, type FailureEvent } from '../api';
+import { FAILURE_EVENTS, type FailureEvent } from '../failures-api';
 import { time } from './ui';
 
 const KEEP = 20;

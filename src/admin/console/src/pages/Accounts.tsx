@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@urql/preact';
-import { ACCOUNTS, APPROVE_ACCOUNT, type Account } from '../api';
+import { ACCOUNTS, APPROVE_ACCOUNT, type Account } from '../accounts-api';
 import { ErrorNote, TableHead, time } from '../components/ui';
 
 export function Accounts() {

@@ -1,18 +1,11 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useLocation, useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
-import {
-  ENTITY_TYPES,
-  FAILURE,
-  FAILURES,
-  RESOLVE_FAILURE,
-  SOURCES,
-  type FailureDetail as Detail,
-  type FailureRow,
-  type Page,
-} from '../api';
+import { ENTITY_TYPES, SOURCES, type Page } from '../api';
+import { FAILURE, FAILURES, RESOLVE_FAILURE, type FailureDetail as Detail, type FailureRow } from '../failures-api';
 import { FailureDeliveries } from '../components/Deliveries';
 import { ErrorNote, Notice, Pager, Select, TableHead, time } from '../components/ui';
+import { historyHref, isHistoryEntityType } from '../history-api';
 
 const PAGE_SIZE = 25;
 const STATUSES = ['open', 'resolved'] as const;
@@ -35,6 +28,17 @@ function useFilter(): [Filter, (change: Partial<Filter>) => void] {
     route(`${path}?${params}`);
   };
   return [filter, update];
+}
+
+/** A failure's external id, linked to the record's change history when it has one. */
+function RecordLink({ entityType, externalId }: { entityType: string; externalId: string | null }) {
+  if (!externalId) return <>—</>;
+  if (!isHistoryEntityType(entityType)) return <>{externalId}</>;
+  return (
+    <a href={historyHref(entityType, externalId)} title={`Change history of ${entityType} ${externalId}`}>
+      {externalId}
+    </a>
+  );
 }
 
 export function Failures() {
@@ -79,7 +83,9 @@ export function Failures() {
               </td>
               <td>{time(f.createdAt)}</td>
               <td>{f.entity_type}</td>
-              <td>{f.external_id ?? '—'}</td>
+              <td>
+                <RecordLink entityType={f.entity_type} externalId={f.external_id} />
+              </td>
               <td>{f.source}</td>
               <td class="message">{f.error_message}</td>
               <td>
@@ -117,7 +123,9 @@ export function FailureDetail() {
             <dt>Entity</dt>
             <dd>{failure.entity_type}</dd>
             <dt>External id</dt>
-            <dd>{failure.external_id ?? '—'}</dd>
+            <dd>
+              <RecordLink entityType={failure.entity_type} externalId={failure.external_id} />
+            </dd>
             <dt>Middleware id</dt>
             <dd>{failure.middleware_id ?? '—'}</dd>
             <dt>Reported by</dt>

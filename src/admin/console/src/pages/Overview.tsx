@@ -1,7 +1,8 @@
 import { useQuery } from '@urql/preact';
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
-import { OVERVIEW, QUEUE_STATUSES, type Overview as OverviewData } from '../api';
+import { QUEUE_STATUSES } from '../api';
+import { OVERVIEW, type Overview as OverviewData } from '../overview-api';
 import { LiveFeed } from '../components/LiveFeed';
 import { ErrorNote } from '../components/ui';
 

@@ -2,6 +2,7 @@ import { gql } from '@urql/core';
 import { useMutation, useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { ErrorNote, Notice, Select, TableHead, time } from '../components/ui';
+import { historyHref, isHistoryEntityType } from '../history-api';
 
 /** The feed per entity type, and resync with a count preview and a confirmation (ADR 0029). */
 
@@ -64,7 +65,17 @@ export function Reconciliation() {
           <tbody>
             {data?.reconciliation.entities.map((e) => (
               <tr key={e.entityType} data-entity={e.entityType}>
-                <td>{e.entityType}</td>
+                <td>
+                  {e.entityType}
+                  {isHistoryEntityType(e.entityType) && (
+                    <>
+                      {' '}
+                      <a class="aside" href={historyHref(e.entityType)} aria-label={`History of a ${e.entityType}`}>
+                        history
+                      </a>
+                    </>
+                  )}
+                </td>
                 <td>{e.records}</td>
                 <td data-testid={`pending-${e.entityType}`}>{e.pending}</td>
                 <td>{e.neverAcknowledged}</td>

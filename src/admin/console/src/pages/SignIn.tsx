@@ -1,6 +1,6 @@
 import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
-import { CONFIRM_RESET, LOGIN, REGISTER, REQUEST_RESET } from '../api';
+import { CONFIRM_RESET, LOGIN, REGISTER, REQUEST_RESET } from '../accounts-api';
 import { ErrorNote, Notice } from '../components/ui';
 import { setSession, type Session } from '../session';
 

@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
-import { API_TOKENS, CREATE_TOKEN, REVOKE_TOKEN, type ApiToken } from '../api';
+import { API_TOKENS, CREATE_TOKEN, REVOKE_TOKEN, type ApiToken } from '../tokens-api';
 import { ErrorNote, Select, TableHead, time } from '../components/ui';
 
 const ROLES = ['integration', 'admin'] as const;

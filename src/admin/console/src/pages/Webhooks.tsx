@@ -1,9 +1,18 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
-import { CREATE_WEBHOOK, DIRECTIONS, ENTITY_TYPES, REMOVE_WEBHOOK, UPDATE_WEBHOOK, WEBHOOK_CONFIGS, type WebhookConfig } from '../api';
+import { DIRECTIONS, ENTITY_TYPES } from '../api';
 import { OperationalFeed } from '../components/OperationalFeed';
 import { ErrorNote, Select, TableHead, time } from '../components/ui';
-import { ROTATE_WEBHOOK_SECRET, TEST_WEBHOOK, type WebhookTestResult } from '../webhooks-api';
+import {
+  ROTATE_WEBHOOK_SECRET,
+  TEST_WEBHOOK,
+  type WebhookTestResult,
+  CREATE_WEBHOOK,
+  REMOVE_WEBHOOK,
+  UPDATE_WEBHOOK,
+  WEBHOOK_CONFIGS,
+  type WebhookConfig,
+} from '../webhooks-api';
 
 type Draft = {
   url: string;

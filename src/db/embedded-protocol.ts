@@ -1,0 +1,42 @@
+import type { IsolationLevel, SqlQuery } from '@prisma/driver-adapter-utils';
+
+/**
+ * Messages between the main thread and the embedded store's thread (docs/adr/0032). Everything
+ * crosses by structured clone: SQL text, arguments, rows (strings, numbers, Uint8Array, Date).
+ */
+
+export type EmbeddedThreadData = {
+  /** The Postgres data directory; absent: an in-memory store (tests). */
+  pgDir?: string;
+  fsync: boolean;
+  /** A transaction with no statement for this long is rolled back by the thread. */
+  transactionIdleMs: number;
+  /** WebAssembly memory past which the thread recycles its PGlite instance (ADR 0035); 0: never. */
+  memoryCeilingBytes: number;
+};
+
+/** `tx` runs the statement inside that open transaction; without it, on its own. */
+export type EmbeddedRequest =
+  | { op: 'query'; sql: string; params?: unknown[]; rowMode?: 'array' | 'object'; tx?: number }
+  | { op: 'exec'; sql: string; tx?: number }
+  | { op: 'begin'; isolationLevel?: IsolationLevel }
+  | { op: 'commit'; tx: number }
+  | { op: 'rollback'; tx: number }
+  | { op: 'queryRaw'; query: SqlQuery; tx?: number }
+  | { op: 'executeRaw'; query: SqlQuery; tx?: number }
+  | { op: 'executeScript'; script: string }
+  | { op: 'dump' }
+  | { op: 'close' };
+
+export type RequestEnvelope = { id: number } & EmbeddedRequest;
+
+/** How an error crosses: Prisma's adapter errors keep their payload, so Prisma maps them as before. */
+export type ThreadError =
+  { kind: 'driver'; cause: Record<string, unknown> } | { kind: 'error'; message: string; name: string; fields: Record<string, unknown> };
+
+export type ThreadMessage =
+  | { type: 'ready' }
+  | { type: 'reply'; id: number; result?: unknown; error?: ThreadError }
+  | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }
+  | { type: 'failed'; message: string }
+  | { type: 'recycled'; pauseMs: number; wasmBytesBefore: number; wasmBytesAfter: number };

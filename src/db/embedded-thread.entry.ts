@@ -1,0 +1,262 @@
+/**
+ * The embedded store's thread (started by embedded-thread.ts; docs/adr/0032): PGlite with its
+ * durable file system and Prisma's PGlite adapter run here, so that no statement runs on the
+ * event loop that answers HTTP. Requests arrive in order and PGlite queues them itself, one
+ * statement at a time, behind any open transaction, exactly as it did on the main thread.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { embeddedStoreOpener, type StoreLogger } from './durable-nodefs';
+import type { EmbeddedRequest, EmbeddedThreadData, RequestEnvelope, ThreadError, ThreadMessage } from './embedded-protocol';
+
+const port = parentPort!;
+const post = (message: ThreadMessage, transfer: Transferable[] = []) => port.postMessage(message, transfer as never);
+const data = workerData as EmbeddedThreadData;
+
+const forward =
+  (level: 'debug' | 'info' | 'warn' | 'error') =>
+  (fieldsOrMessage: unknown, message?: string): void => {
+    if (typeof fieldsOrMessage === 'string') return post({ type: 'log', level, message: fieldsOrMessage });
+    const fields = Object.fromEntries(
+      Object.entries(fieldsOrMessage as Record<string, unknown>).map(([k, v]) => [k, v instanceof Error ? { message: v.message } : v]),
+    );
+    post({ type: 'log', level, message: message ?? '', fields });
+  };
+const logger: StoreLogger = { warn: forward('warn') };
+
+/** The isolation levels Prisma may ask for; anything else never reaches the SQL text. */
+const ISOLATION_LEVELS = new Set(['READ UNCOMMITTED', 'READ COMMITTED', 'REPEATABLE READ', 'SERIALIZABLE']);
+
+type OpenTransaction = {
+  tx: Transaction;
+  adapter: SqlDriverAdapter;
+  /** Lets the transaction callback return: PGlite then commits (or skips COMMIT after a rollback). */
+  finish(): void;
+  done: Promise<unknown>;
+  /** Statements in flight: the idle watchdog never rolls back under a running statement. */
+  busy: number;
+  lastUsed: number;
+  /** Set once the thread rolled it back on its own; later statements fail with this. */
+  abandoned?: string;
+};
+
+async function main(): Promise<void> {
+  const open = data.pgDir ? await embeddedStoreOpener(data.pgDir, { fsync: data.fsync, logger }) : () => PGlite.create();
+  // Replaced by a fresh instance at each recycle (below): nothing else may hold the old one.
+  let pglite = await open();
+  let adapter = await new PrismaPGlite(pglite).connect();
+  const transactions = new Map<number, OpenTransaction>();
+  let nextTransaction = 1;
+
+  const begin = (isolationLevel?: string) =>
+    new Promise<number>((resolve, reject) => {
+      if (isolationLevel !== undefined && !ISOLATION_LEVELS.has(isolationLevel)) {
+        reject(new Error(`unsupported isolation level ${isolationLevel}`));
+        return;
+      }
+      let finish!: () => void;
+      const finished = new Promise<void>((r) => (finish = r));
+      const done = pglite.transaction(async (tx) => {
+        if (isolationLevel) await tx.exec(`SET TRANSACTION ISOLATION LEVEL ${isolationLevel}`);
+        const id = nextTransaction++;
+        // The adapter's statements on `tx`: its argument mapping, parsers and error mapping, unchanged.
+        const txAdapter = await new PrismaPGlite(tx as unknown as PGlite).connect();
+        transactions.set(id, { tx, adapter: txAdapter, finish, done, busy: 0, lastUsed: Date.now() });
+        resolve(id);
+        await finished;
+      });
+      done.catch(reject); // BEGIN failed: nothing was resolved yet
+    });
+
+  const openEntry = (id: number) => {
+    const entry = transactions.get(id);
+    if (!entry) throw new Error(`transaction ${id} is not open`);
+    if (entry.abandoned) throw new Error(entry.abandoned);
+    return entry;
+  };
+
+  const inTransaction = async <T>(id: number, work: (entry: OpenTransaction) => Promise<T>): Promise<T> => {
+    const entry = openEntry(id);
+    entry.busy++;
+    try {
+      return await work(entry);
+    } finally {
+      entry.busy--;
+      entry.lastUsed = Date.now();
+    }
+  };
+
+  const end = async (id: number, how: 'commit' | 'rollback') => {
+    const entry = transactions.get(id);
+    if (!entry) throw new Error(`transaction ${id} is not open`);
+    transactions.delete(id);
+    if (entry.abandoned) {
+      if (how === 'commit') throw new Error(entry.abandoned);
+      return;
+    }
+    try {
+      if (how === 'rollback' && !entry.tx.closed) await entry.tx.rollback();
+    } finally {
+      entry.finish();
+    }
+    await entry.done;
+  };
+
+  // A transaction the main side stopped talking to would hold PGlite (one transaction at a time) forever.
+  const watchdog = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, entry] of transactions) {
+        if (entry.abandoned || entry.busy > 0 || now - entry.lastUsed < data.transactionIdleMs) continue;
+        entry.abandoned = `transaction ${id} was rolled back: no statement for ${data.transactionIdleMs} ms`;
+        logger.warn({ transaction: id }, entry.abandoned);
+        void entry.tx
+          .rollback()
+          .catch(() => undefined)
+          .finally(() => entry.finish());
+      }
+    },
+    Math.max(50, Math.min(1_000, data.transactionIdleMs / 4)),
+  );
+
+  const handle = async (request: EmbeddedRequest): Promise<unknown> => {
+    switch (request.op) {
+      case 'query': {
+        const options = { rowMode: request.rowMode ?? 'object' } as const;
+        return request.tx === undefined
+          ? pglite.query(request.sql, request.params, options)
+          : inTransaction(request.tx, (t) => t.tx.query(request.sql, request.params, options));
+      }
+      case 'exec':
+        await (request.tx === undefined ? pglite.exec(request.sql) : inTransaction(request.tx, (t) => t.tx.exec(request.sql)));
+        return undefined;
+      case 'begin':
+        return begin(request.isolationLevel);
+      case 'commit':
+      case 'rollback':
+        return end(request.tx, request.op);
+      case 'queryRaw':
+        return request.tx === undefined
+          ? adapter.queryRaw(request.query)
+          : inTransaction(request.tx, (t) => t.adapter.queryRaw(request.query));
+      case 'executeRaw':
+        return request.tx === undefined
+          ? adapter.executeRaw(request.query)
+          : inTransaction(request.tx, (t) => t.adapter.executeRaw(request.query));
+      case 'executeScript':
+        // Awaited here (the adapter's own executeScript does not wait for the script).
+        await pglite.exec(request.script);
+        return undefined;
+      case 'dump': {
+        // Inside PGlite's exclusive section: no statement runs while the files are read (ADR 0026).
+        const blob = await pglite.runExclusive(() => pglite.dumpDataDir('gzip'));
+        return new Uint8Array(await blob.arrayBuffer());
+      }
+      case 'close':
+        clearInterval(watchdog);
+        for (const [id] of transactions) await end(id, 'rollback').catch(() => undefined);
+        await pglite.close();
+        return undefined;
+    }
+  };
+
+  /*
+   * The recycle (ADR 0035): PGlite's WebAssembly memory grows and never shrinks, and is only given
+   * back when the instance is dropped. Past the ceiling, and only between calls (none running, no
+   * transaction open), the instance is checkpointed, closed and replaced by a fresh one on the same
+   * directory; calls that arrive meanwhile are queued and run after it, in their order. An
+   * in-memory store (tests) would lose its data: it is never recycled.
+   */
+  let running = 0;
+  let closing = false;
+  let queued: RequestEnvelope[] | undefined;
+
+  const recycleDue = () =>
+    data.pgDir !== undefined &&
+    data.memoryCeilingBytes > 0 &&
+    running === 0 &&
+    transactions.size === 0 &&
+    !closing &&
+    queued === undefined &&
+    pglite.Module.HEAP8.length > data.memoryCeilingBytes;
+
+  const recycle = async () => {
+    queued = [];
+    const started = performance.now();
+    const wasmBytesBefore = pglite.Module.HEAP8.length;
+    try {
+      // A failed CHECKPOINT leaves the instance as it was: no recycle this time.
+      await pglite.exec('CHECKPOINT');
+    } catch (error) {
+      logger.warn({ err: error }, 'could not checkpoint the embedded store; it is not recycled this time');
+      return resume();
+    }
+    try {
+      await pglite.close();
+      pglite = await open();
+      adapter = await new PrismaPGlite(pglite).connect();
+    } catch (error) {
+      // The store is closed and could not be reopened: every call would fail, so the thread stops
+      // and the main side answers 503 as for a crashed thread (ADR 0016).
+      forward('error')({ err: error }, 'could not reopen the embedded store after a recycle; stopping its thread');
+      process.exit(1);
+    }
+    const pauseMs = performance.now() - started;
+    post({ type: 'recycled', pauseMs, wasmBytesBefore, wasmBytesAfter: pglite.Module.HEAP8.length });
+    resume();
+  };
+
+  const resume = () => {
+    const waiting = queued ?? [];
+    queued = undefined;
+    for (const request of waiting) dispatch(request);
+  };
+
+  const dispatch = (request: RequestEnvelope) => {
+    if (queued) {
+      queued.push(request);
+      return;
+    }
+    if (request.op === 'close') closing = true;
+    const reply = (answer: Omit<Extract<ThreadMessage, { type: 'reply' }>, 'type' | 'id'>, transfer: Transferable[] = []) => {
+      try {
+        post({ type: 'reply', id: request.id, ...answer }, transfer);
+      } catch (error) {
+        // A value structured clone cannot carry: the caller gets an error, the thread lives on.
+        post({ type: 'reply', id: request.id, error: describe(error) });
+      }
+    };
+    running++;
+    // Called synchronously: PGlite's own queue sees the calls in the order they arrived.
+    handle(request)
+      .finally(() => {
+        running--;
+        if (recycleDue()) void recycle();
+      })
+      .then(
+        (result) => reply({ result }, result instanceof Uint8Array ? [result.buffer] : []),
+        (error: unknown) => reply({ error: describe(error) }),
+      );
+  };
+
+  port.on('message', dispatch);
+  post({ type: 'ready' });
+}
+
+function describe(error: unknown): ThreadError {
+  if (error instanceof Error && error.name === 'DriverAdapterError' && typeof error.cause === 'object' && error.cause !== null) {
+    return { kind: 'driver', cause: { ...(error.cause as Record<string, unknown>) } };
+  }
+  if (!(error instanceof Error)) return { kind: 'error', message: String(error), name: 'Error', fields: {} };
+  // Postgres's fields (code, detail, constraint…) as strings: what callers and logs look at.
+  const fields = Object.fromEntries(
+    Object.entries(error).filter(([, v]) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'),
+  );
+  return { kind: 'error', message: error.message, name: error.name, fields };
+}
+
+main().catch((error: unknown) => {
+  post({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+});
