@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { carriesBulkParameter, releaseAdapterParameters } from './adapter-debug-history';
 import { embeddedStoreOpener, type StoreLogger } from './durable-nodefs';
 import type { EmbeddedRequest, EmbeddedThreadData, RequestEnvelope, ThreadError, ThreadMessage } from './embedded-protocol';
 
@@ -41,6 +42,18 @@ type OpenTransaction = {
   /** Set once the thread rolled it back on its own; later statements fail with this. */
   abandoned?: string;
 };
+
+/**
+ * The PGlite adapter logs each query with its arguments into Prisma's debug history, which keeps
+ * the last 100 alive in this thread's heap: after a bulk list (1 to 10 MB of JSON) it is evicted.
+ */
+async function withBulkReleased<T>(query: { args: unknown[] }, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } finally {
+    if (carriesBulkParameter(query.args)) releaseAdapterParameters();
+  }
+}
 
 async function main(): Promise<void> {
   const open = data.pgDir ? await embeddedStoreOpener(data.pgDir, { fsync: data.fsync, logger }) : () => PGlite.create();
@@ -138,13 +151,15 @@ async function main(): Promise<void> {
       case 'rollback':
         return end(request.tx, request.op);
       case 'queryRaw':
-        return request.tx === undefined
-          ? adapter.queryRaw(request.query)
-          : inTransaction(request.tx, (t) => t.adapter.queryRaw(request.query));
+        return withBulkReleased(request.query, () =>
+          request.tx === undefined ? adapter.queryRaw(request.query) : inTransaction(request.tx, (t) => t.adapter.queryRaw(request.query)),
+        );
       case 'executeRaw':
-        return request.tx === undefined
-          ? adapter.executeRaw(request.query)
-          : inTransaction(request.tx, (t) => t.adapter.executeRaw(request.query));
+        return withBulkReleased(request.query, () =>
+          request.tx === undefined
+            ? adapter.executeRaw(request.query)
+            : inTransaction(request.tx, (t) => t.adapter.executeRaw(request.query)),
+        );
       case 'executeScript':
         // Awaited here (the adapter's own executeScript does not wait for the script).
         await pglite.exec(request.script);

@@ -41,6 +41,8 @@ export type EmbeddedThread = EmbeddedSql & {
   dumpDataDir(): Promise<Uint8Array<ArrayBuffer>>;
   /** The recycles of the PGlite instance so far (ADR 0035). */
   recycles(): RecycleStats;
+  /** A heap snapshot of the store's thread (after a full collection), for memory diagnosis. */
+  heapSnapshot(): Promise<NodeJS.ReadableStream>;
   close(): Promise<void>;
 };
 
@@ -170,6 +172,7 @@ export async function startEmbeddedThread(options: EmbeddedThreadOptions): Promi
     adapter: adapterFactory(call),
     dumpDataDir: () => call<Uint8Array<ArrayBuffer>>({ op: 'dump' }),
     recycles: () => ({ ...recycles }),
+    heapSnapshot: () => thread.getHeapSnapshot(),
     async close() {
       if (closed) return;
       closed = true;

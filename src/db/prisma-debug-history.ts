@@ -1,5 +1,5 @@
 import { Debug as clientDebug } from '@prisma/client/runtime/client';
-import { Debug as adapterDebug } from '@prisma/driver-adapter-utils';
+import { DEBUG_HISTORY_LENGTH, EVICTION_NAMESPACE, releaseAdapterParameters } from './adapter-debug-history';
 
 /**
  * Prisma keeps the arguments of the last 100 debug calls, whether debugging is enabled or not, for
@@ -11,17 +11,13 @@ import { Debug as adapterDebug } from '@prisma/driver-adapter-utils';
  * a stream of stock lists, and enough to exhaust the heap under repeated 10 MB product pushes.
  *
  * Calling a debug logger with a small argument pushes a small entry, and 100 of them push every
- * older entry out. That costs microseconds, so it runs after every bulk statement.
+ * older entry out. That costs microseconds, so it runs after every bulk statement. On PGlite the
+ * adapter's history is in the store's thread, which evicts it there (adapter-debug-history.ts).
  * test/db/prisma-debug-history.test.ts fails when a Prisma upgrade changes any of this.
  */
-export const PRISMA_DEBUG_HISTORY_LENGTH = 100;
-
-// A namespace nobody enables by accident (unlike prisma:*), so the evictions are never printed.
-const NAMESPACE = 'sync-gateway:evict-prisma-debug-history';
-const evictors = [clientDebug(NAMESPACE), adapterDebug(NAMESPACE)];
+const evictClientEntry = clientDebug(EVICTION_NAMESPACE);
 
 export function releaseBulkParameters(): void {
-  for (const evict of evictors) {
-    for (let i = 0; i < PRISMA_DEBUG_HISTORY_LENGTH; i++) evict('-');
-  }
+  for (let i = 0; i < DEBUG_HISTORY_LENGTH; i++) evictClientEntry('-');
+  releaseAdapterParameters();
 }
