@@ -14,8 +14,13 @@ import { BASE_DATABASE_URL, freshDatabase, peakRss, startService, type Service, 
 import { runCrashRestart } from './scenarios/crash-restart';
 import { runDrain } from './scenarios/drain';
 import { runEmbeddedDurability } from './scenarios/embedded-durability';
+import { runEmbeddedLatency } from './scenarios/embedded-latency';
+import { runFailureReports } from './scenarios/failure-reports';
 import { pollRest, runPoll, seedPendingProducts, POLL_PRODUCTS } from './scenarios/poll';
+import { runPollBacklog } from './scenarios/poll-backlog';
+import { runPollPeers } from './scenarios/poll-peers';
 import { runProductSync } from './scenarios/product-sync';
+import { REALISTIC_DAY_MINUTES, runRealisticDay } from './scenarios/realistic-day';
 import { runSoak, SOAK_MINUTES } from './scenarios/soak';
 import { runStockUpsert, serviceStockUpsertRate } from './scenarios/stock-upsert';
 import { runBacklogDrain, runWebhookFanout } from './scenarios/webhook-fanout';
@@ -81,16 +86,34 @@ async function main(): Promise<void> {
       rounds['product-sync'] = result.rounds;
     });
   }
-  if (wanted('poll')) {
-    log('poll and poll-graphql on PostgreSQL');
+  if (wanted('poll') || wanted('poll-peers')) {
+    log('poll, poll-graphql and poll-peers on PostgreSQL');
     await withPostgresService({}, async (service, url) => {
       await seedPendingProducts(service, POLL_PRODUCTS);
-      const { result, peakBytes } = await peakRss(service, () => runPoll(service, url));
-      results.push(...result.results);
-      rounds.poll = result.rounds;
-      peaks.push(peakBytes);
-      log(`poll peak RSS ${(peakBytes / MB).toFixed(0)} MB`);
+      if (wanted('poll')) {
+        const { result, peakBytes } = await peakRss(service, () => runPoll(service, url));
+        results.push(...result.results);
+        rounds.poll = result.rounds;
+        peaks.push(peakBytes);
+        log(`poll peak RSS ${(peakBytes / MB).toFixed(0)} MB`);
+      }
+      // The same 10,000 pending products, against PostGraphile and the raw baseline (issue 18).
+      if (wanted('poll-peers')) {
+        const result = await runPollPeers(service, url);
+        results.push(...result.results);
+        rounds['poll-peers'] = result.rounds;
+      }
     });
+  }
+  if (wanted('poll-backlog')) {
+    log('poll-backlog on PostgreSQL: 10k and 1M pending products');
+    await withPostgresService({}, (small, smallUrl) =>
+      withPostgresService({}, async (large, largeUrl) => {
+        const result = await runPollBacklog({ service: small, databaseUrl: smallUrl }, { service: large, databaseUrl: largeUrl });
+        results.push(...result.results);
+        rounds['poll-backlog'] = result.rounds;
+      }),
+    );
   }
   if (peaks.length > 0) results.push(limitResult('memory', 'peak RSS MB (stock-upsert, poll)', Math.max(...peaks) / MB, 250));
   if (wanted('drain')) {
@@ -113,6 +136,15 @@ async function main(): Promise<void> {
     });
   }
 
+  if (wanted('failure-reports')) {
+    log('failure-reports on PostgreSQL, against the hand-written equivalent');
+    await withPostgresService({}, async (service) => {
+      const result = await runFailureReports(service);
+      results.push(...result.results);
+      rounds['failure-reports'] = result.rounds;
+    });
+  }
+
   const embedded: Array<{ scenario: string; metric: string; value: number }> = [];
   if (wanted('embedded')) {
     log('stock-upsert and poll on embedded PGlite');
@@ -129,6 +161,15 @@ async function main(): Promise<void> {
     });
   }
 
+  if (wanted('embedded-latency')) {
+    log('embedded-latency on embedded PGlite');
+    await withEmbeddedService(async (service) => {
+      const result = await runEmbeddedLatency(service);
+      results.push(...result.results);
+      rounds['embedded-latency'] = result.details;
+    });
+  }
+
   if (wanted('crash-restart')) {
     log('crash-restart on embedded PGlite');
     const result = await runCrashRestart();
@@ -137,6 +178,17 @@ async function main(): Promise<void> {
   }
 
   if (wanted('embedded-durability')) console.table(await runEmbeddedDurability());
+
+  // Issue 18's realistic day, on both backends (REALISTIC_DAY_MINUTES=0 skips it).
+  if (wanted('realistic-day') && REALISTIC_DAY_MINUTES > 0) {
+    log(`realistic-day on PostgreSQL and on embedded PGlite (${REALISTIC_DAY_MINUTES} min each)`);
+    await withPostgresService({}, async (service) => {
+      results.push(...(await runRealisticDay(service, 'PostgreSQL')));
+    });
+    await withEmbeddedService(async (service) => {
+      results.push(...(await runRealisticDay(service, 'embedded')));
+    });
+  }
 
   // The shortened soak of issue 20 (SOAK_MINUTES=0 skips it; SOAK_MINUTES=3 for a quick look).
   if (wanted('soak') && SOAK_MINUTES > 0) {

@@ -1,6 +1,7 @@
 /**
  * The poll baseline: a minimal node:http server over pg doing the change list's work (the page,
- * the total, remembering the revisions listed to this reader so that acks stay safe) and serving the same JSON.
+ * the exact total read from the same pending counters as the service's, remembering the revisions
+ * listed to this reader so that acks stay safe) and serving the same JSON.
  * Runs in a process of its own, like the service: `node --import tsx raw-poll-server.ts <databaseUrl>`
  * prints its URL.
  */
@@ -20,7 +21,8 @@ const server = createServer(async (_req, res) => {
         `SELECT id, external_id, erp_id, is_new, changed_fields, context, data, updated_at, revision
            FROM products WHERE pending ORDER BY updated_at, id LIMIT ${PAGE}`,
       ),
-      pool.query('SELECT count(*)::int AS n FROM products WHERE pending'),
+      // The service's total: the pending counters the triggers keep (ADR 0030), not a count of rows.
+      pool.query(`SELECT COALESCE(sum(delta), 0)::int AS n FROM pending_count_deltas WHERE table_name = 'products'`),
     ]);
     await pool.query(
       `UPDATE products AS t SET listed_revisions = t.listed_revisions || jsonb_build_object($2::text, v.revision)

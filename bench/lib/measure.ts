@@ -59,7 +59,7 @@ export function infoResult(scenario: string, metric: string, value: number): Res
   return { scenario, metric, value: round(value, 1), baseline: null, ratio: null, target: null, pass: null };
 }
 
-export type HttpLoad = { reqPerSec: number; p50Ms: number; p99Ms: number; timeouts: number };
+export type HttpLoad = { reqPerSec: number; p50Ms: number; p99Ms: number; timeouts: number; requests: number };
 
 /** Closed-loop HTTP load (autocannon); any non-2xx answer fails the benchmark. */
 export async function httpLoad(options: {
@@ -83,7 +83,7 @@ export async function httpLoad(options: {
   const unexpected = options.allowTimeouts ? r.errors - r.timeouts : r.errors;
   if (r.non2xx > 0 || unexpected > 0)
     throw new Error(`${r.non2xx} non-2xx answers and ${r.errors} errors (${r.timeouts} timeouts) from ${options.url}`);
-  return { reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, timeouts: r.timeouts };
+  return { reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, timeouts: r.timeouts, requests: r.requests.total };
 }
 
 export async function timed<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number }> {

@@ -182,7 +182,10 @@ export async function api<T = unknown>(service: Pick<Service, 'url' | 'token'>, 
 }
 
 /** A baseline server from bench/baselines in a process of its own; it prints its URL when listening. */
-export async function startBaselineProcess(script: string, databaseUrl: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function startBaselineProcess(
+  script: string,
+  databaseUrl: string,
+): Promise<{ url: string; pid: number; close(): Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'baselines', script), databaseUrl], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -192,6 +195,7 @@ export async function startBaselineProcess(script: string, databaseUrl: string):
   });
   return {
     url,
+    pid: child.pid!,
     async close() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

@@ -8,102 +8,16 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Agent, request } from 'node:http';
+import { reportRound, startReceiver, type Receiver } from '../lib/failure-load';
 import { limitResult, log, median, ROUNDS, infoResult, type Result } from '../lib/measure';
 import { ROOT, runCliCommand, type Service } from '../lib/service';
 
 const FAILURES = Number(process.env.BENCH_FAILURES ?? 10_000);
 const CLIENTS = 100;
 
-async function startReceiver(): Promise<{
-  url: string;
-  arrivals(): Promise<{ deliveries: number; arrivals: Record<string, number> }>;
-  close(): void;
-}> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'lib', 'receiver-process.ts')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
-    child.once('exit', (code) => reject(new Error(`receiver exited ${code}`)));
-  });
-  return {
-    url,
-    arrivals: async () => (await fetch(url)).json() as Promise<{ deliveries: number; arrivals: Record<string, number> }>,
-    close: () => child.kill('SIGTERM'),
-  };
-}
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-
 /** One round: FAILURES reports from CLIENTS concurrent clients; waits until every one was delivered. */
-async function round(service: Service, receiverArrivals: () => Promise<{ arrivals: Record<string, number> }>, tag: string) {
-  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-  const { hostname, port } = new URL(service.url);
-  const post = (body: string) =>
-    new Promise<number>((resolve, reject) => {
-      const req = request(
-        {
-          agent,
-          hostname,
-          port,
-          method: 'POST',
-          path: '/api/v1/failures',
-          headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  const sentAt = new Map<string, number>();
-  const acceptedAt = new Map<string, number>();
-  let next = 0;
-  const started = Date.now();
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      while (next < FAILURES) {
-        const externalId = `${tag}-${next++}`;
-        sentAt.set(externalId, Date.now());
-        const status = await post(
-          JSON.stringify({
-            entity_type: 'product',
-            external_id: externalId,
-            source: 'erp',
-            error_message: 'Price must not be negative',
-            error_details: [{ field: 'price', message: 'must be >= 0' }],
-          }),
-        );
-        if (status !== 201) throw new Error(`report answered ${status}`);
-        acceptedAt.set(externalId, Date.now());
-      }
-    }),
-  );
-  const reportedAt = Date.now();
-  let arrivals: Record<string, number> = {};
-  for (;;) {
-    arrivals = (await receiverArrivals()).arrivals;
-    const mine = [...sentAt.keys()].filter((id) => arrivals[id] !== undefined).length;
-    if (mine === FAILURES) break;
-    if (Date.now() - reportedAt > 120_000) throw new Error(`only ${mine} of ${FAILURES} delivered after 2 minutes`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  agent.destroy();
-  const fromSent = [...sentAt].map(([id, t]) => arrivals[id]! - t).sort((a, b) => a - b);
-  // A delivery may beat the 201 back to the client; that counts as no wait.
-  const fromAccepted = [...acceptedAt].map(([id, t]) => Math.max(0, arrivals[id]! - t)).sort((a, b) => a - b);
-  const lastArrival = Math.max(...[...sentAt.keys()].map((id) => arrivals[id]!));
-  return {
-    deliveriesPerS: FAILURES / ((lastArrival - started) / 1000),
-    reportsPerS: FAILURES / ((reportedAt - started) / 1000),
-    p50Ms: percentile(fromAccepted, 50),
-    p99Ms: percentile(fromAccepted, 99),
-    sentP50Ms: percentile(fromSent, 50),
-    sentP99Ms: percentile(fromSent, 99),
-  };
-}
+const round = (service: Service, receiver: Pick<Receiver, 'arrivals'>, tag: string) =>
+  reportRound(service, receiver, { tag, reports: FAILURES, clients: CLIENTS });
 
 export async function runWebhookFanout(service: Service): Promise<{ results: Result[]; rounds: unknown[] }> {
   const receiver = await startReceiver();
@@ -125,7 +39,7 @@ export async function runWebhookFanout(service: Service): Promise<{ results: Res
       service.env,
     );
     for (let r = 1; r <= ROUNDS; r++) {
-      const result = await round(service, receiver.arrivals, `R${r}`);
+      const result = await round(service, receiver, `R${r}`);
       log(
         `webhook-fanout round ${r}: ${result.deliveriesPerS.toFixed(0)} deliveries/s (reports ${result.reportsPerS.toFixed(0)}/s), ` +
           `accepted → delivered p50 ${result.p50Ms} ms p99 ${result.p99Ms} ms; sent → delivered p50 ${result.sentP50Ms} ms p99 ${result.sentP99Ms} ms`,
