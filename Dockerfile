@@ -13,7 +13,7 @@ RUN npm run prepare && npm prune --omit=dev --omit=optional
 
 # Run: production dependencies, compiled code and the migrations only, as a non-root user.
 FROM node:20-bookworm-slim
-# The memory settings of `npm start` (see README, Memory).
+# The memory settings of `npm start` (see docs/operations.md, Memory).
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000 DATA_DIR=/var/lib/sync-gateway CHECKPOINT_DISABLE=1 \
     NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=16" MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app

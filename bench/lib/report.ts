@@ -38,23 +38,29 @@ export function writeReport(
     END,
   ].join('\n');
   replaceBetween(path.join(dir, 'RESULTS.md'), START, END, table);
-  // The README quotes the headline numbers of the same run.
-  const headline = [
-    '| scenario | metric | service | ratio to baseline | target | met |',
-    '|---|---|---:|---:|---|---|',
-    ...results
-      .filter((r) => r.target !== null)
-      .map(
-        (r) =>
-          `| ${r.scenario} | ${r.metric} | ${fmt(r.value)} | ${r.ratio === null ? '' : `${fmt(Number(r.ratio.toFixed(2)))} ×`} | ${r.target} | ${r.pass ? 'yes' : 'no'} |`,
-      ),
-  ].join('\n');
+  // The README quotes a short headline of the same run; the table is in RESULTS.md.
   replaceBetween(
     path.join(dir, '..', 'README.md'),
-    '<!-- headline:start -->',
-    '<!-- headline:end -->',
-    `<!-- headline:start -->\n${headline}\n<!-- headline:end -->`,
+    HEADLINE_START,
+    HEADLINE_END,
+    `${HEADLINE_START}\n${headline(results, String(context.date))}\n${HEADLINE_END}`,
   );
+}
+
+const HEADLINE_START = '<!-- headline:start -->';
+const HEADLINE_END = '<!-- headline:end -->';
+
+/** How many targets the run met, and each one it missed (the table and the method are in RESULTS.md). */
+export function headline(results: Result[], date: string): string {
+  const targeted = results.filter((r) => r.target !== null);
+  const missed = targeted.filter((r) => !r.pass);
+  const ratio = (r: Result) => (r.ratio === null ? '' : `${fmt(Number(r.ratio.toFixed(2)))} ×; `);
+  return [
+    `Last full \`npm run bench\` (${date.slice(0, 10)}): ${targeted.length - missed.length} of ${targeted.length} targets met` +
+      ` (table and method: \`bench/RESULTS.md\`)${missed.length > 0 ? '. Missed:' : '.'}`,
+    ...(missed.length > 0 ? [''] : []),
+    ...missed.map((r) => `- ${r.scenario}, ${r.metric}: ${fmt(r.value)} (${ratio(r)}target ${r.target})`),
+  ].join('\n');
 }
 
 function replaceBetween(file: string, start: string, end: string, block: string): void {

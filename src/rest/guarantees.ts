@@ -1,6 +1,6 @@
 /**
  * What the change feed guarantees, as the OpenAPI document states it to client authors (the
- * README's "What the change feed guarantees" says the same; ADRs 0002, 0003, 0010, 0011, 0013).
+ * section "What the change feed guarantees" of docs/api.md says the same; ADRs 0002, 0003, 0010, 0011, 0013).
  */
 export const GUARANTEES_MARKDOWN = [
   '## What the change feed guarantees',

@@ -4,8 +4,8 @@ import { backends } from '../support/database';
 import { useApiFixture } from '../support/http';
 
 /**
- * The change feed's guarantees, tried as two webshop clients and an ERP would (README "What the
- * change feed guarantees"): an acknowledgement covers only what its client was shown, a stale
+ * The change feed's guarantees, tried as two webshop clients and an ERP would (docs/api.md, "What
+ * the change feed guarantees"): an acknowledgement covers only what its client was shown, a stale
  * revision covers nothing newer, and `since` paging never skips a later commit.
  */
 describe.each(backends)('change feed guarantees on %s', (backend) => {

@@ -4,7 +4,7 @@ import { createToken } from '../../src/auth/token.service';
 import { backends } from '../support/database';
 import { useApiFixture } from '../support/http';
 
-/** What a receiver computes (README): SHA-256 hex of the RFC 8785 canonical JSON of data. */
+/** What a receiver computes (docs/api.md): SHA-256 hex of the RFC 8785 canonical JSON of data. */
 const digest = (data: unknown) => createHash('sha256').update(canonicalize(data)).digest('hex');
 
 /** Resync (ADR 0029) and reconciliation over REST and GraphQL. */

@@ -1,18 +1,8 @@
-import { gql } from '@urql/core';
+import { graphql } from './graphql';
 
 /** Admin accounts: the accounts page, sign-in, sign-out, registration and password resets (see schema.graphql). */
 
-export type Account = {
-  id: number;
-  email: string;
-  status: string;
-  createdAt: string;
-  approvedAt: string | null;
-  approvedBy: string | null;
-  lastLoginAt: string | null;
-};
-
-export const ACCOUNTS = gql`
+export const ACCOUNTS = graphql(`
   query Accounts {
     adminAccounts {
       id
@@ -24,9 +14,9 @@ export const ACCOUNTS = gql`
       lastLoginAt
     }
   }
-`;
+`);
 
-export const APPROVE_ACCOUNT = gql`
+export const APPROVE_ACCOUNT = graphql(`
   mutation ApproveAccount($id: Int!) {
     approveAccount(id: $id) {
       id
@@ -35,9 +25,9 @@ export const APPROVE_ACCOUNT = gql`
       approvedBy
     }
   }
-`;
+`);
 
-export const LOGIN = gql`
+export const LOGIN = graphql(`
   mutation Login($email: String!, $password: String!) {
     login(email: $email, password: $password) {
       token
@@ -45,37 +35,37 @@ export const LOGIN = gql`
       expiresAt
     }
   }
-`;
+`);
 
-export const LOGOUT = gql`
+export const LOGOUT = graphql(`
   mutation Logout {
     logout {
       success
     }
   }
-`;
+`);
 
-export const REGISTER = gql`
+export const REGISTER = graphql(`
   mutation Register($email: String!, $password: String!) {
     register(email: $email, password: $password) {
       email
       status
     }
   }
-`;
+`);
 
-export const REQUEST_RESET = gql`
+export const REQUEST_RESET = graphql(`
   mutation RequestReset($email: String!) {
     requestPasswordReset(email: $email) {
       accepted
     }
   }
-`;
+`);
 
-export const CONFIRM_RESET = gql`
+export const CONFIRM_RESET = graphql(`
   mutation ConfirmReset($token: String!, $password: String!) {
     confirmPasswordReset(token: $token, password: $password) {
       success
     }
   }
-`;
+`);

@@ -1,8 +1,24 @@
-/** What the console's pages share: the page envelope and the enumerations (see schema.graphql). */
+import type { EnumOf } from './graphql';
 
-export type Page<T> = { payload: T[]; meta: { total: number; limit: number; offset: number } };
+/** What the console's pages share: the enumerations of schema.graphql as lists for its menus. */
 
-export const ENTITY_TYPES = ['product', 'partner', 'sale_order'] as const;
-export const SOURCES = ['erp', 'webshop'] as const;
-export const QUEUE_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
-export const DIRECTIONS = ['to_erp', 'to_webshop'] as const;
+/**
+ * Every value of a schema enum, in the order the console lists them: a value the schema lacks, or
+ * one of the schema's values missing from the list, fails `npm run typecheck`.
+ */
+const allOf =
+  <E extends string>() =>
+  <const V extends readonly E[]>(values: V & ([Exclude<E, V[number]>] extends [never] ? unknown : { missing: Exclude<E, V[number]> })) =>
+    values;
+
+export const ENTITY_TYPES = allOf<EnumOf<'FailureEntityType'>>()(['product', 'partner', 'sale_order']);
+export const SOURCES = allOf<EnumOf<'FailureSource'>>()(['erp', 'webshop']);
+export const FAILURE_STATUSES = allOf<EnumOf<'FailureStatus'>>()(['open', 'resolved']);
+export const QUEUE_STATUSES = allOf<EnumOf<'QueueStatus'>>()(['pending', 'processing', 'completed', 'failed']);
+export const TOKEN_ROLES = allOf<EnumOf<'TokenRole'>>()(['integration', 'admin']);
+export const DIRECTIONS = allOf<EnumOf<'WebhookDirection'>>()(['to_erp', 'to_webshop']);
+
+/** `value` when it is one of `values` (a URL parameter, a menu's choice), else null. */
+export function oneOf<T extends string>(values: readonly T[], value: string | null | undefined): T | null {
+  return values.find((v) => v === value) ?? null;
+}

@@ -1,4 +1,4 @@
-import { gql } from '@urql/core';
+import { graphql, type ResultOf } from './graphql';
 
 /** The history page's document: the last changes of one record (ADR 0031, see schema.graphql). */
 
@@ -12,21 +12,7 @@ export const isHistoryEntityType = (value: string): value is HistoryEntityType =
 /** The server's maximum; the page shows the last ones and says when there may be older ones. */
 export const HISTORY_LIMIT = 100;
 
-export type FieldChange = { field: string; old: unknown; new: unknown };
-
-export type HistoryEntry = {
-  recordId: number;
-  revision: number;
-  changedAt: string;
-  tokenName: string | null;
-  action: 'created' | 'updated';
-  pricelistExternalId: string | null;
-  changes: FieldChange[];
-};
-
-export type RecordHistory = { entityType: string; externalId: string; entries: HistoryEntry[] };
-
-export const HISTORY = gql`
+export const HISTORY = graphql(`
   query History($entityType: String!, $externalId: String!, $limit: Int) {
     history(entityType: $entityType, externalId: $externalId, limit: $limit) {
       entityType
@@ -46,7 +32,9 @@ export const HISTORY = gql`
       }
     }
   }
-`;
+`);
+
+export type HistoryEntry = ResultOf<typeof HISTORY>['history']['entries'][number];
 
 /** The console's link to a record's history. */
 export function historyHref(entityType: string, externalId?: string | null): string {

@@ -1,17 +1,8 @@
-import { gql } from '@urql/core';
-
-import type { QUEUE_STATUSES } from './api';
+import { graphql, type ResultOf } from './graphql';
 
 /** The overview page's document: pending counts, open failures, queue stats, deliveries per minute. */
 
-export type Overview = {
-  pendingChanges: Record<'products' | 'partners' | 'saleOrders' | 'priceItems' | 'stocks' | 'purchaseOrders', number>;
-  openFailureCounts: Array<{ entity_type: string; source: string; open: number }>;
-  outboundQueueStats: Record<(typeof QUEUE_STATUSES)[number], number>;
-  deliveriesPerMinute: Array<{ minute: string; delivered: number; failed: number }>;
-};
-
-export const OVERVIEW = gql`
+export const OVERVIEW = graphql(`
   query Overview {
     pendingChanges {
       products
@@ -38,4 +29,6 @@ export const OVERVIEW = gql`
       failed
     }
   }
-`;
+`);
+
+export type Overview = ResultOf<typeof OVERVIEW>;

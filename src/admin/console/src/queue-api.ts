@@ -1,122 +1,103 @@
-import { gql } from '@urql/core';
+import { graphql, type ResultOf } from './graphql';
 
 /** The GraphQL documents of the queue page, the queue item page and a failure's deliveries (see schema.graphql). */
 
-export type DeliveryAttempt = {
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  outcome: 'success' | 'http_error' | 'timeout' | 'network_error' | 'blocked' | 'gone';
-  statusCode: number | null;
-  error: string | null;
-  responseBody: string | null;
-  retryAfter: string | null;
-};
-
-export type QueueItem = {
-  id: number;
-  status: string;
-  attempts: number;
-  maxAttempts: number;
-  nextAttemptAt: string;
-  lastError: string | null;
-  lastStatusCode: number | null;
-  webhookConfigId: number | null;
-  failureId: number | null;
-  createdAt: string;
-  completedAt: string | null;
-};
-
-export type QueueItemDetail = QueueItem & {
-  event: string;
-  messageId: string;
-  payload: Record<string, unknown>;
-  attemptLog: DeliveryAttempt[];
-};
-
-/** A configuration's id and URL: what a queue item's target is shown as. */
-export type WebhookTarget = { id: number; url: string; active: boolean };
-
-const ITEM_FIELDS = `
-  id
-  status
-  attempts
-  maxAttempts
-  nextAttemptAt
-  lastError
-  lastStatusCode
-  webhookConfigId
-  failureId
-  createdAt
-  completedAt
-`;
-
-const ATTEMPT_FIELDS = `
-  attemptLog {
-    attempt
-    startedAt
-    durationMs
-    outcome
-    statusCode
-    error
-    responseBody
-    retryAfter
+const ITEM_FIELDS = graphql(`
+  fragment QueueItemFields on OutboundQueueItem {
+    id
+    status
+    attempts
+    maxAttempts
+    nextAttemptAt
+    lastError
+    lastStatusCode
+    webhookConfigId
+    failureId
+    createdAt
+    completedAt
   }
-`;
+`);
 
-export const QUEUE = gql`
-  query Queue($status: QueueStatus, $limit: Int, $offset: Int) {
-    outboundQueue(status: $status, limit: $limit, offset: $offset) {
-      payload {
-        ${ITEM_FIELDS}
+const ATTEMPT_FIELDS = graphql(`
+  fragment AttemptLog on OutboundQueueItem {
+    attemptLog {
+      attempt
+      startedAt
+      durationMs
+      outcome
+      statusCode
+      error
+      responseBody
+      retryAfter
+    }
+  }
+`);
+
+export const QUEUE = graphql(
+  `
+    query Queue($status: QueueStatus, $limit: Int, $offset: Int) {
+      outboundQueue(status: $status, limit: $limit, offset: $offset) {
+        payload {
+          ...QueueItemFields
+        }
+        meta {
+          total
+          limit
+          offset
+        }
       }
-      meta {
-        total
-        limit
-        offset
+      outboundQueueStats {
+        pending
+        processing
+        completed
+        failed
       }
     }
-    outboundQueueStats {
-      pending
-      processing
-      completed
-      failed
-    }
-  }
-`;
+  `,
+  [ITEM_FIELDS],
+);
 
-export const QUEUE_ITEM = gql`
-  query QueueItem($id: Int!) {
-    outboundQueueItem(id: $id) {
-      ${ITEM_FIELDS}
-      event
-      messageId
-      payload
-      ${ATTEMPT_FIELDS}
+export const QUEUE_ITEM = graphql(
+  `
+    query QueueItem($id: Int!) {
+      outboundQueueItem(id: $id) {
+        ...QueueItemFields
+        event
+        messageId
+        payload
+        ...AttemptLog
+      }
     }
-  }
-`;
+  `,
+  [ITEM_FIELDS, ATTEMPT_FIELDS],
+);
 
 /** A failure has one delivery per configuration it was queued for: a page of 100 is all of them. */
-export const FAILURE_DELIVERIES = gql`
-  query FailureDeliveries($failureId: Int!) {
-    outboundQueue(failureId: $failureId, limit: 100) {
-      payload {
-        ${ITEM_FIELDS}
-        messageId
-        ${ATTEMPT_FIELDS}
-      }
-      meta {
-        total
-        limit
-        offset
+export const FAILURE_DELIVERIES = graphql(
+  `
+    query FailureDeliveries($failureId: Int!) {
+      outboundQueue(failureId: $failureId, limit: 100) {
+        payload {
+          ...QueueItemFields
+          messageId
+          ...AttemptLog
+        }
+        meta {
+          total
+          limit
+          offset
+        }
       }
     }
-  }
-`;
+  `,
+  [ITEM_FIELDS, ATTEMPT_FIELDS],
+);
+
+export type QueueItem = ResultOf<typeof ITEM_FIELDS>;
+export type DeliveryAttempt = ResultOf<typeof ATTEMPT_FIELDS>['attemptLog'][number];
 
 /** Admin only: without it the console shows configuration ids instead of URLs. */
-export const WEBHOOK_TARGETS = gql`
+export const WEBHOOK_TARGETS = graphql(`
   query WebhookTargets {
     webhookConfigs {
       id
@@ -124,9 +105,12 @@ export const WEBHOOK_TARGETS = gql`
       active
     }
   }
-`;
+`);
 
-export const RETRY_ITEM = gql`
+/** A configuration's id and URL: what a queue item's target is shown as. */
+export type WebhookTarget = ResultOf<typeof WEBHOOK_TARGETS>['webhookConfigs'][number];
+
+export const RETRY_ITEM = graphql(`
   mutation RetryItem($id: Int!) {
     retryQueueItem(id: $id) {
       id
@@ -135,20 +119,20 @@ export const RETRY_ITEM = gql`
       nextAttemptAt
     }
   }
-`;
+`);
 
-export const RETRY_FAILED = gql`
+export const RETRY_FAILED = graphql(`
   mutation RetryFailed {
     retryFailedQueueItems {
       retried
     }
   }
-`;
+`);
 
-export const RECOVER_WINDOW = gql`
+export const RECOVER_WINDOW = graphql(`
   mutation RecoverWindow($since: DateTime!, $until: DateTime) {
     recoverQueueItems(since: $since, until: $until) {
       recovered
     }
   }
-`;
+`);

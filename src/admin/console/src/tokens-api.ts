@@ -1,10 +1,8 @@
-import { gql } from '@urql/core';
+import { graphql } from './graphql';
 
 /** The API tokens page's documents (see schema.graphql). */
 
-export type ApiToken = { id: number; name: string; role: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
-
-export const API_TOKENS = gql`
+export const API_TOKENS = graphql(`
   query ApiTokens {
     apiTokens {
       id
@@ -15,9 +13,9 @@ export const API_TOKENS = gql`
       revokedAt
     }
   }
-`;
+`);
 
-export const CREATE_TOKEN = gql`
+export const CREATE_TOKEN = graphql(`
   mutation CreateToken($name: String!, $role: TokenRole) {
     createApiToken(name: $name, role: $role) {
       token
@@ -28,13 +26,13 @@ export const CREATE_TOKEN = gql`
       }
     }
   }
-`;
+`);
 
-export const REVOKE_TOKEN = gql`
+export const REVOKE_TOKEN = graphql(`
   mutation RevokeToken($idOrName: String!) {
     revokeApiToken(idOrName: $idOrName) {
       id
       revokedAt
     }
   }
-`;
+`);

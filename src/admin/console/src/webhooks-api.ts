@@ -1,26 +1,8 @@
-import { gql } from '@urql/core';
+import { graphql, type ResultOf } from './graphql';
 
 /** The webhooks page's documents: configurations, their health, the test event (see schema.graphql). */
 
-export type WebhookHealth = {
-  state: 'healthy' | 'failing' | 'disabled';
-  lastSuccessAt: string | null;
-  failingSince: string | null;
-  consecutiveFailedItems: number;
-  autoDisabledAt: string | null;
-};
-
-export type WebhookConfig = {
-  id: number;
-  url: string;
-  entityType: string;
-  direction: string;
-  active: boolean;
-  updatedAt: string;
-  health: WebhookHealth;
-};
-
-export const WEBHOOK_CONFIGS = gql`
+export const WEBHOOK_CONFIGS = graphql(`
   query WebhookConfigs {
     webhookConfigs {
       id
@@ -38,9 +20,9 @@ export const WEBHOOK_CONFIGS = gql`
       }
     }
   }
-`;
+`);
 
-export const CREATE_WEBHOOK = gql`
+export const CREATE_WEBHOOK = graphql(`
   mutation CreateWebhook(
     $url: String!
     $entityType: FailureEntityType!
@@ -52,9 +34,9 @@ export const CREATE_WEBHOOK = gql`
       id
     }
   }
-`;
+`);
 
-export const UPDATE_WEBHOOK = gql`
+export const UPDATE_WEBHOOK = graphql(`
   mutation UpdateWebhook(
     $id: Int!
     $url: String
@@ -72,27 +54,17 @@ export const UPDATE_WEBHOOK = gql`
       updatedAt
     }
   }
-`;
+`);
 
-export const REMOVE_WEBHOOK = gql`
+export const REMOVE_WEBHOOK = graphql(`
   mutation RemoveWebhook($id: Int!) {
     removeWebhookConfig(id: $id) {
       id
     }
   }
-`;
+`);
 
-export type WebhookTestResult = {
-  webhookId: number;
-  messageId: string;
-  outcome: 'delivered' | 'failed' | 'blocked';
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-  responseBodyExcerpt: string | null;
-};
-
-export const TEST_WEBHOOK = gql`
+export const TEST_WEBHOOK = graphql(`
   mutation TestWebhook($id: Int!) {
     testWebhook(id: $id) {
       webhookId
@@ -104,9 +76,9 @@ export const TEST_WEBHOOK = gql`
       responseBodyExcerpt
     }
   }
-`;
+`);
 
-export const ROTATE_WEBHOOK_SECRET = gql`
+export const ROTATE_WEBHOOK_SECRET = graphql(`
   mutation RotateWebhookSecret($id: Int!, $graceSeconds: Int) {
     rotateWebhookSecret(id: $id, graceSeconds: $graceSeconds) {
       id
@@ -114,21 +86,9 @@ export const ROTATE_WEBHOOK_SECRET = gql`
       updatedAt
     }
   }
-`;
+`);
 
-export type OperationalEvent = {
-  name: 'webhook.disabled' | 'delivery.failed' | 'delivery.recovered';
-  at: string;
-  webhookId: number | null;
-  url: string | null;
-  itemId: number | null;
-  failureId: number | null;
-  attempts: number | null;
-  error: string | null;
-  failingSince: string | null;
-};
-
-export const OPERATIONAL_EVENTS = gql`
+export const OPERATIONAL_EVENTS = graphql(`
   subscription OperationalEvents {
     operationalEvents {
       name
@@ -142,4 +102,6 @@ export const OPERATIONAL_EVENTS = gql`
       failingSince
     }
   }
-`;
+`);
+
+export type OperationalEvent = ResultOf<typeof OPERATIONAL_EVENTS>['operationalEvents'];

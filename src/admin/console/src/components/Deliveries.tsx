@@ -1,6 +1,5 @@
 import { useQuery } from '@urql/preact';
-import type { Page } from '../api';
-import { FAILURE_DELIVERIES, WEBHOOK_TARGETS, type DeliveryAttempt, type QueueItemDetail, type WebhookTarget } from '../queue-api';
+import { FAILURE_DELIVERIES, WEBHOOK_TARGETS, type DeliveryAttempt, type WebhookTarget } from '../queue-api';
 import { ErrorNote, TableHead, time } from './ui';
 
 /** What the queue item page and a failure's deliveries share: the target's URL and the attempt log. */
@@ -10,7 +9,7 @@ import { ErrorNote, TableHead, time } from './ui';
  * only: without them (or once one is removed) the id is shown instead, nothing fails.
  */
 export function useWebhookTargets(): Map<number, WebhookTarget> {
-  const [{ data }] = useQuery<{ webhookConfigs: WebhookTarget[] }>({ query: WEBHOOK_TARGETS });
+  const [{ data }] = useQuery({ query: WEBHOOK_TARGETS });
   return new Map((data?.webhookConfigs ?? []).map((c) => [c.id, c]));
 }
 
@@ -51,11 +50,9 @@ export function AttemptTable({ attempts }: { attempts: DeliveryAttempt[] }) {
   );
 }
 
-type Delivery = Omit<QueueItemDetail, 'event' | 'payload'>;
-
 /** A failure's webhook deliveries (one per configuration it was queued for), each with its attempts. */
 export function FailureDeliveries({ failureId }: { failureId: number }) {
-  const [{ data, error }] = useQuery<{ outboundQueue: Page<Delivery> }>({ query: FAILURE_DELIVERIES, variables: { failureId } });
+  const [{ data, error }] = useQuery({ query: FAILURE_DELIVERIES, variables: { failureId } });
   const targets = useWebhookTargets();
   const deliveries = data?.outboundQueue.payload;
   return (

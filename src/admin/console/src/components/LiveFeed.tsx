@@ -7,7 +7,7 @@ const KEEP = 20;
 
 /** The newest sync_failure events, as the server pushes them over SSE. */
 export function LiveFeed({ onEvent }: { onEvent?: () => void }) {
-  const [{ data, error }] = useSubscription<{ syncFailure: FailureEvent }, FailureEvent[]>({ query: FAILURE_EVENTS }, (events = [], next) =>
+  const [{ data, error }] = useSubscription({ query: FAILURE_EVENTS }, (events: FailureEvent[] = [], next) =>
     [next.syncFailure, ...events].slice(0, KEEP),
   );
   const newest = data?.[0]?.failure_id;

@@ -14,9 +14,8 @@ function describe(e: OperationalEvent): string {
 
 /** Webhooks disabled, deliveries abandoned or recovered, as the server pushes them over SSE. */
 export function OperationalFeed({ onEvent }: { onEvent?: () => void }) {
-  const [{ data, error }] = useSubscription<{ operationalEvents: OperationalEvent }, OperationalEvent[]>(
-    { query: OPERATIONAL_EVENTS },
-    (events = [], next) => [next.operationalEvents, ...events].slice(0, KEEP),
+  const [{ data, error }] = useSubscription({ query: OPERATIONAL_EVENTS }, (events: OperationalEvent[] = [], next) =>
+    [next.operationalEvents, ...events].slice(0, KEEP),
   );
   const newest = data?.[0];
   useEffect(() => {

@@ -4,7 +4,7 @@ import { RECOVER_WINDOW } from '../queue-api';
 import { ErrorNote, Notice } from './ui';
 
 /** `datetime-local` values are in the browser's time zone, minutes only; the API takes ISO 8601. */
-const toIso = (local: string): string | null => (local ? new Date(local).toISOString() : null);
+const toIso = (local: string): string => new Date(local).toISOString();
 const shown = (local: string) => new Date(local).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
 
 /**
@@ -16,7 +16,7 @@ export function RecoverWindow({ onRecovered }: { onRecovered: () => void }) {
   const [until, setUntil] = useState('');
   const [confirming, setConfirming] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  const [result, recover] = useMutation<{ recoverQueueItems: { recovered: number } }>(RECOVER_WINDOW);
+  const [result, recover] = useMutation(RECOVER_WINDOW);
   const [recovered, setRecovered] = useState<number | null>(null);
 
   const ask = () => {
@@ -29,7 +29,7 @@ export function RecoverWindow({ onRecovered }: { onRecovered: () => void }) {
     setConfirming(true);
   };
   const recoverNow = () =>
-    void recover({ since: toIso(since), until: toIso(until) }).then((r) => {
+    void recover({ since: toIso(since), until: until ? toIso(until) : null }).then((r) => {
       setConfirming(false);
       if (r.data) {
         setRecovered(r.data.recoverQueueItems.recovered);

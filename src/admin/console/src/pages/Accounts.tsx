@@ -1,9 +1,9 @@
 import { useMutation, useQuery } from '@urql/preact';
-import { ACCOUNTS, APPROVE_ACCOUNT, type Account } from '../accounts-api';
+import { ACCOUNTS, APPROVE_ACCOUNT } from '../accounts-api';
 import { ErrorNote, TableHead, time } from '../components/ui';
 
 export function Accounts() {
-  const [{ data, error }, reload] = useQuery<{ adminAccounts: Account[] }>({ query: ACCOUNTS });
+  const [{ data, error }, reload] = useQuery({ query: ACCOUNTS });
   const [approval, approve] = useMutation(APPROVE_ACCOUNT);
   const pending = data?.adminAccounts.filter((a) => a.status === 'pending') ?? [];
   return (

@@ -1,14 +1,13 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useLocation, useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
-import { ENTITY_TYPES, SOURCES, type Page } from '../api';
-import { FAILURE, FAILURES, RESOLVE_FAILURE, type FailureDetail as Detail, type FailureRow } from '../failures-api';
+import { ENTITY_TYPES, FAILURE_STATUSES, oneOf, SOURCES } from '../api';
+import { FAILURE, FAILURES, RESOLVE_FAILURE } from '../failures-api';
 import { FailureDeliveries } from '../components/Deliveries';
 import { ErrorNote, Notice, Pager, Select, TableHead, time } from '../components/ui';
 import { historyHref, isHistoryEntityType } from '../history-api';
 
 const PAGE_SIZE = 25;
-const STATUSES = ['open', 'resolved'] as const;
 
 type Filter = { status: string; entity: string; source: string; offset: number };
 
@@ -43,12 +42,12 @@ function RecordLink({ entityType, externalId }: { entityType: string; externalId
 
 export function Failures() {
   const [filter, update] = useFilter();
-  const [{ data, error, fetching }] = useQuery<{ failures: Page<FailureRow> }>({
+  const [{ data, error, fetching }] = useQuery({
     query: FAILURES,
     variables: {
-      status: filter.status === 'all' ? null : filter.status,
-      entityType: filter.entity || null,
-      source: filter.source || null,
+      status: oneOf(FAILURE_STATUSES, filter.status),
+      entityType: oneOf(ENTITY_TYPES, filter.entity),
+      source: oneOf(SOURCES, filter.source),
       limit: PAGE_SIZE,
       offset: filter.offset,
     },
@@ -59,18 +58,24 @@ export function Failures() {
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <Select
           label="Status"
-          value={filter.status as 'open'}
-          options={[...STATUSES, 'all'] as const}
+          value={filter.status === 'all' ? 'all' : (oneOf(FAILURE_STATUSES, filter.status) ?? 'open')}
+          options={[...FAILURE_STATUSES, 'all'] as const}
           onChange={(status) => update({ status })}
         />
         <Select
           label="Entity"
-          value={filter.entity as 'product'}
+          value={oneOf(ENTITY_TYPES, filter.entity) ?? ''}
           options={ENTITY_TYPES}
           empty="any"
           onChange={(entity) => update({ entity })}
         />
-        <Select label="Source" value={filter.source as 'erp'} options={SOURCES} empty="any" onChange={(source) => update({ source })} />
+        <Select
+          label="Source"
+          value={oneOf(SOURCES, filter.source) ?? ''}
+          options={SOURCES}
+          empty="any"
+          onChange={(source) => update({ source })}
+        />
       </form>
       <ErrorNote error={error} />
       <table class="list">
@@ -104,7 +109,7 @@ export function Failures() {
 export function FailureDetail() {
   const { params } = useRoute();
   const id = Number(params['id']);
-  const [{ data, error }, reload] = useQuery<{ failure: Detail }>({ query: FAILURE, variables: { id } });
+  const [{ data, error }, reload] = useQuery({ query: FAILURE, variables: { id } });
   const [resolution, resolve] = useMutation(RESOLVE_FAILURE);
   const [note, setNote] = useState('');
   const failure = data?.failure;

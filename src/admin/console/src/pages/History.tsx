@@ -12,7 +12,6 @@ import {
   isHistoryEntityType,
   type HistoryEntityType,
   type HistoryEntry,
-  type RecordHistory,
 } from '../history-api';
 
 /** A record's change history (ADR 0031). Entity type and external id live in the URL, so a history can be linked. */
@@ -59,7 +58,7 @@ function HistoryForm(props: { entityType: string; externalId: string }) {
 const notFound = (error: CombinedError | undefined) => error?.graphQLErrors.find((e) => e.extensions?.['code'] === 'NOT_FOUND');
 
 function HistoryTable({ entityType, externalId }: { entityType: string; externalId: string }) {
-  const [{ data, error, fetching }] = useQuery<{ history: RecordHistory }>({
+  const [{ data, error, fetching }] = useQuery({
     query: HISTORY,
     variables: { entityType, externalId, limit: HISTORY_LIMIT },
   });

@@ -18,7 +18,7 @@ const PENDING_LABELS: Array<[keyof OverviewData['pendingChanges'], string]> = [
 ];
 
 export function Overview() {
-  const [{ data, error }, refresh] = useQuery<OverviewData>({ query: OVERVIEW });
+  const [{ data, error }, refresh] = useQuery({ query: OVERVIEW });
   useEffect(() => {
     const timer = setInterval(() => refresh({ requestPolicy: 'network-only' }), REFRESH_MS);
     return () => clearInterval(timer);

@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useLocation } from 'preact-iso';
-import { QUEUE_STATUSES, type Page } from '../api';
+import { oneOf, QUEUE_STATUSES } from '../api';
 import { useWebhookTargets, WebhookTargetLabel } from '../components/Deliveries';
 import { RecoverWindow } from '../components/RecoverWindow';
 import { ErrorNote, Notice, Pager, Select, TableHead, time } from '../components/ui';
@@ -17,7 +17,7 @@ function lastResult(item: QueueItem): string {
 
 export function Queue() {
   const { query, path, route } = useLocation();
-  const status = (query['status'] ?? '') as (typeof QUEUE_STATUSES)[number] | '';
+  const status = oneOf(QUEUE_STATUSES, query['status']) ?? '';
   const offset = Number(query['offset'] ?? 0) || 0;
   const go = (next: { status?: string; offset?: number }) => {
     const params = new URLSearchParams();
@@ -26,12 +26,12 @@ export function Queue() {
     if (next.offset) params.set('offset', String(next.offset));
     route(`${path}?${params}`);
   };
-  const [{ data, error }, reload] = useQuery<{ outboundQueue: Page<QueueItem>; outboundQueueStats: Record<string, number> }>({
+  const [{ data, error }, reload] = useQuery({
     query: QUEUE,
     variables: { status: status || null, limit: PAGE_SIZE, offset },
   });
-  const [retryOne, retry] = useMutation<{ retryQueueItem: { id: number } }>(RETRY_ITEM);
-  const [retryAll, retryFailed] = useMutation<{ retryFailedQueueItems: { retried: number } }>(RETRY_FAILED);
+  const [retryOne, retry] = useMutation(RETRY_ITEM);
+  const [retryAll, retryFailed] = useMutation(RETRY_FAILED);
   const targets = useWebhookTargets();
   const refresh = () => reload({ requestPolicy: 'network-only' });
   return (

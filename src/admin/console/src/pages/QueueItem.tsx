@@ -2,14 +2,14 @@ import { useMutation, useQuery } from '@urql/preact';
 import { useRoute } from 'preact-iso';
 import { AttemptTable, useWebhookTargets, WebhookTargetLabel } from '../components/Deliveries';
 import { ErrorNote, Notice, time } from '../components/ui';
-import { QUEUE_ITEM, RETRY_ITEM, type QueueItemDetail as Detail } from '../queue-api';
+import { QUEUE_ITEM, RETRY_ITEM } from '../queue-api';
 
 /** One delivery: where it goes, every attempt with what the receiver answered, the payload, retry and resend. */
 export function QueueItemDetail() {
   const { params } = useRoute();
   const id = Number(params['id']);
-  const [{ data, error }, reload] = useQuery<{ outboundQueueItem: Detail }>({ query: QUEUE_ITEM, variables: { id } });
-  const [retried, retry] = useMutation<{ retryQueueItem: { id: number; status: string } }>(RETRY_ITEM);
+  const [{ data, error }, reload] = useQuery({ query: QUEUE_ITEM, variables: { id } });
+  const [retried, retry] = useMutation(RETRY_ITEM);
   const targets = useWebhookTargets();
   const item = data?.outboundQueueItem;
   const requeue = () =>

@@ -1,12 +1,12 @@
-import { gql } from '@urql/core';
 import { useMutation, useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { ErrorNote, Notice, Select, TableHead, time } from '../components/ui';
+import { graphql } from '../graphql';
 import { historyHref, isHistoryEntityType } from '../history-api';
 
 /** The feed per entity type, and resync with a count preview and a confirmation (ADR 0029). */
 
-const RECONCILIATION = gql`
+const RECONCILIATION = graphql(`
   query Reconciliation {
     reconciliation {
       entities {
@@ -21,26 +21,15 @@ const RECONCILIATION = gql`
       }
     }
   }
-`;
+`);
 
-const RESYNC = gql`
+const RESYNC = graphql(`
   mutation Resync($entityType: String!, $externalIds: [String!], $since: DateTime, $until: DateTime, $dryRun: Boolean) {
     resync(entity_type: $entityType, external_ids: $externalIds, since: $since, until: $until, dry_run: $dryRun) {
       resynced
     }
   }
-`;
-
-type EntityRow = {
-  entityType: string;
-  records: number;
-  pending: number;
-  neverAcknowledged: number;
-  oldestPendingAt: string | null;
-  oldestPendingAgeSeconds: number | null;
-  lastPushAt: string | null;
-  lastAcknowledgedAt: string | null;
-};
+`);
 
 const ENTITY_TYPES = ['product', 'partner', 'sale_order', 'purchase_order', 'price_item', 'stock'] as const;
 
@@ -52,7 +41,7 @@ function age(seconds: number | null): string {
 }
 
 export function Reconciliation() {
-  const [{ data, error }, reload] = useQuery<{ reconciliation: { entities: EntityRow[] } }>({ query: RECONCILIATION });
+  const [{ data, error }, reload] = useQuery({ query: RECONCILIATION });
   return (
     <>
       <section class="card">
@@ -99,7 +88,7 @@ function ResyncForm({ onDone }: { onDone: () => void }) {
   const [until, setUntil] = useState('');
   const [preview, setPreview] = useState<number | null>(null);
   const [done, setDone] = useState<number | null>(null);
-  const [state, run] = useMutation<{ resync: { resynced: number } }>(RESYNC);
+  const [state, run] = useMutation(RESYNC);
   const variables = () => {
     const externalIds = ids
       .split(/[\s,]+/)

@@ -2,7 +2,7 @@ import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { CONFIRM_RESET, LOGIN, REGISTER, REQUEST_RESET } from '../accounts-api';
 import { ErrorNote, Notice } from '../components/ui';
-import { setSession, type Session } from '../session';
+import { setSession } from '../session';
 
 type Mode = 'login' | 'register' | 'forgot' | 'reset';
 
@@ -22,8 +22,8 @@ export function SignIn() {
   const [password, setPassword] = useState('');
   const [token, setToken] = useState(resetToken);
   const [message, setMessage] = useState('');
-  const [login, doLogin] = useMutation<{ login: Session }>(LOGIN);
-  const [registration, doRegister] = useMutation<{ register: { email: string; status: string } }>(REGISTER);
+  const [login, doLogin] = useMutation(LOGIN);
+  const [registration, doRegister] = useMutation(REGISTER);
   const [request, doRequest] = useMutation(REQUEST_RESET);
   const [confirmation, doConfirm] = useMutation(CONFIRM_RESET);
   const switchTo = (next: Mode) => {

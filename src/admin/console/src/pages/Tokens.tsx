@@ -1,13 +1,12 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
-import { API_TOKENS, CREATE_TOKEN, REVOKE_TOKEN, type ApiToken } from '../tokens-api';
+import { TOKEN_ROLES as ROLES } from '../api';
+import { API_TOKENS, CREATE_TOKEN, REVOKE_TOKEN } from '../tokens-api';
 import { ErrorNote, Select, TableHead, time } from '../components/ui';
 
-const ROLES = ['integration', 'admin'] as const;
-
 export function Tokens() {
-  const [{ data, error }, reload] = useQuery<{ apiTokens: ApiToken[] }>({ query: API_TOKENS });
-  const [created, create] = useMutation<{ createApiToken: { token: string; apiToken: ApiToken } }>(CREATE_TOKEN);
+  const [{ data, error }, reload] = useQuery({ query: API_TOKENS });
+  const [created, create] = useMutation(CREATE_TOKEN);
   const [revoked, revoke] = useMutation(REVOKE_TOKEN);
   const [name, setName] = useState('');
   const [role, setRole] = useState<(typeof ROLES)[number]>('integration');

@@ -3,16 +3,7 @@ import { useState } from 'preact/hooks';
 import { DIRECTIONS, ENTITY_TYPES } from '../api';
 import { OperationalFeed } from '../components/OperationalFeed';
 import { ErrorNote, Select, TableHead, time } from '../components/ui';
-import {
-  ROTATE_WEBHOOK_SECRET,
-  TEST_WEBHOOK,
-  type WebhookTestResult,
-  CREATE_WEBHOOK,
-  REMOVE_WEBHOOK,
-  UPDATE_WEBHOOK,
-  WEBHOOK_CONFIGS,
-  type WebhookConfig,
-} from '../webhooks-api';
+import { ROTATE_WEBHOOK_SECRET, TEST_WEBHOOK, CREATE_WEBHOOK, REMOVE_WEBHOOK, UPDATE_WEBHOOK, WEBHOOK_CONFIGS } from '../webhooks-api';
 
 type Draft = {
   url: string;
@@ -94,12 +85,12 @@ function WebhookForm({
 }
 
 export function Webhooks() {
-  const [{ data, error }, reload] = useQuery<{ webhookConfigs: WebhookConfig[] }>({ query: WEBHOOK_CONFIGS });
+  const [{ data, error }, reload] = useQuery({ query: WEBHOOK_CONFIGS });
   const [created, create] = useMutation(CREATE_WEBHOOK);
   const [updated, update] = useMutation(UPDATE_WEBHOOK);
   const [removed, remove] = useMutation(REMOVE_WEBHOOK);
-  const [tested, test] = useMutation<{ testWebhook: WebhookTestResult }>(TEST_WEBHOOK);
-  const [rotated, rotate] = useMutation<{ rotateWebhookSecret: { id: number; newSecret: string } }>(ROTATE_WEBHOOK_SECRET);
+  const [tested, test] = useMutation(TEST_WEBHOOK);
+  const [rotated, rotate] = useMutation(ROTATE_WEBHOOK_SECRET);
   const [editing, setEditing] = useState<number | null>(null);
   const [testing, setTesting] = useState<number | null>(null);
   const [rotating, setRotating] = useState<number | null>(null);
@@ -173,8 +164,8 @@ export function Webhooks() {
                     <WebhookForm
                       initial={{
                         url: c.url,
-                        entityType: c.entityType as Draft['entityType'],
-                        direction: c.direction as Draft['direction'],
+                        entityType: c.entityType,
+                        direction: c.direction,
                         secret: '',
                         active: c.active,
                       }}
