@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { SqlRunner, TrackedTableName } from './tracked-table';
+import { TRACKED_ENTITIES, TRACKED_TABLES, type TrackedTableName } from './tracked-entities';
+import type { SqlRunner } from './tracked-table';
 
 /**
  * Pending counts in O(1) (docs/adr/0030). Statement-level triggers on every tracked table append
@@ -9,17 +10,10 @@ import type { SqlRunner, TrackedTableName } from './tracked-table';
  * concurrent pushes and acks to queue on. The compaction below keeps the sum over a few rows.
  */
 
-export const TRACKED_TABLES: readonly TrackedTableName[] = [
-  'products',
-  'partners',
-  'sale_orders',
-  'price_items',
-  'stocks',
-  'purchase_orders',
-];
-
 /** The column a table's change list can be filtered by, counted per value (the triggers' scope). */
-const SCOPE_COLUMNS: Partial<Record<TrackedTableName, string>> = { sale_orders: 'direction' };
+const SCOPE_COLUMNS: Partial<Record<TrackedTableName, string>> = Object.fromEntries(
+  TRACKED_ENTITIES.flatMap((e) => ('scopeColumn' in e ? [[e.table, e.scopeColumn]] : [])),
+);
 
 /**
  * SQL of the pending count of `table` (restricted to `filter`), as a scalar subquery, when the

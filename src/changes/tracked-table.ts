@@ -1,4 +1,7 @@
 import type { PrismaClient } from '../generated/prisma/client';
+import { entityOfTable, type TrackedTableName } from './tracked-entities';
+
+export type { TrackedTableName } from './tracked-entities';
 
 /**
  * The acknowledgement ledger shared by every tracked entity. Each tracked table has the columns
@@ -14,9 +17,6 @@ import type { PrismaClient } from '../generated/prisma/client';
  */
 
 export type SqlRunner = Pick<PrismaClient, '$queryRawUnsafe' | '$executeRawUnsafe'>;
-
-/** Table names are constants of the code, never input. */
-export type TrackedTableName = 'products' | 'sale_orders' | 'partners' | 'price_items' | 'stocks' | 'purchase_orders';
 
 /** Fields changed after `threshold`, sorted; used when changing and when acknowledging. */
 export function pendingFieldsSql(fieldRevisions: string, threshold: string): string {
@@ -57,17 +57,17 @@ export async function acknowledge(db: SqlRunner, table: TrackedTableName, reader
     if (outcome.futureRevisions.length > 0) return outcome;
   }
   // Price items and stock entries have no external_id of their own.
-  const externalId = table === 'price_items' || table === 'stocks' ? 'NULL::text' : 't.external_id';
+  const { keyed } = entityOfTable(table);
+  const externalId = keyed ? 't.external_id' : 'NULL::text';
   // The revision the reader claims to have processed: named, or its last listing (NULL: none).
   const claimed = `COALESCE(v.revision, (t.listed_revisions ->> $2::text)::int)`;
   // LEAST ignores NULLs, hence the claim is checked on its own in WHERE.
   const covered = `LEAST(t.revision, ${claimed})`;
   const acked = `GREATEST(t.acked_revision, ${covered})`;
   // Values before changes now covered are of no more use: `previous` is as of the last acknowledgement.
-  const prune =
-    table === 'price_items' || table === 'stocks'
-      ? ''
-      : `pending_values = COALESCE((SELECT jsonb_object_agg(f.key, kept.entries) FROM jsonb_each(t.pending_values) AS f
+  const prune = !keyed
+    ? ''
+    : `pending_values = COALESCE((SELECT jsonb_object_agg(f.key, kept.entries) FROM jsonb_each(t.pending_values) AS f
             CROSS JOIN LATERAL (SELECT jsonb_agg(x ORDER BY (x ->> 0)::int) AS entries FROM jsonb_array_elements(f.value) AS x
                                  WHERE (x ->> 0)::int > ${acked}) AS kept
            WHERE kept.entries IS NOT NULL), '{}'::jsonb),`;

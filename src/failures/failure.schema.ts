@@ -5,19 +5,18 @@ import { FailureEntityType, FailureSource } from './failure-enums';
 import { pageArgs, pageOf } from '../graphql/pages';
 import { type FAILURE_ENTITY_TYPES, FAILURE_STATUSES } from './failure.input';
 import {
-  ACK_ENTITY_TABLES,
+  ACK_ENTITY_TYPES,
   acknowledgeUpdate,
   getFailure,
   listFailures,
   openFailureCounts,
   reportFailure,
   resolveFailure,
-  type AckEntityType,
   type OpenFailureCount,
 } from './failure.service';
 
 const FailureStatus = builder.enumType('FailureStatus', { values: FAILURE_STATUSES });
-const AckEntityTypeEnum = builder.enumType('AckEntityType', { values: Object.keys(ACK_ENTITY_TABLES) as AckEntityType[] });
+const AckEntityTypeEnum = builder.enumType('AckEntityType', { values: ACK_ENTITY_TYPES });
 
 type ErrorDetailShape = { field: string; message: string };
 const ErrorDetail = builder.objectRef<ErrorDetailShape>('ErrorDetail').implement({

@@ -6,7 +6,9 @@ import type { EventHub } from '../events/hub';
 import type { PageShape } from '../changes/results';
 import type { PageArgs } from '../changes/pagination';
 import { fetchPage } from '../changes/pages';
-import type { AckItem, TrackedTableName } from '../changes/tracked-table';
+import type { AckItem } from '../changes/tracked-table';
+import { KEYED_ENTITIES, type KeyedEntity } from '../changes/tracked-entities';
+import { capitalize } from '../changes/tracked-entity';
 import { acknowledgeOne } from '../changes/tracked-service';
 import { enqueueDeliveriesSql } from '../queue/queue.service';
 import {
@@ -143,14 +145,9 @@ export async function resolveFailure(prisma: PrismaClient, id: number, by: strin
   return getFailure(prisma, id);
 }
 
-export const ACK_ENTITY_TABLES = {
-  product: 'products',
-  partner: 'partners',
-  sale_order: 'sale_orders',
-  purchase_order: 'purchase_orders',
-} as const satisfies Record<string, TrackedTableName>;
-
-export type AckEntityType = keyof typeof ACK_ENTITY_TABLES;
+/** What the detailed acknowledgement takes: the entities with external ids, from their descriptors. */
+export type AckEntityType = KeyedEntity['entityType'];
+export const ACK_ENTITY_TYPES: readonly AckEntityType[] = KEYED_ENTITIES.map((e) => e.entityType);
 
 /**
  * The detailed acknowledgement (SPEC 4.2): acknowledges the change record exactly like the
@@ -164,9 +161,9 @@ export async function acknowledgeUpdate(
   note?: string | null,
 ): Promise<{ success: true; acknowledged: number; resolvedFailures: number }> {
   const { id } = item;
-  const label = entityType[0]!.toUpperCase() + entityType.slice(1).replace('_', ' ');
+  const entity = KEYED_ENTITIES.find((e) => e.entityType === entityType)!;
   return prisma.$transaction(async (tx) => {
-    const record = await acknowledgeOne(tx, ACK_ENTITY_TABLES[entityType], label, caller.reader, item);
+    const record = await acknowledgeOne(tx, entity.table, capitalize(entity.noun.one), caller.reader, item);
     const { count } = await tx.syncFailure.updateMany({
       where: {
         status: 'open',

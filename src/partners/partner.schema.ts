@@ -3,7 +3,8 @@ import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-
 import { builder } from '../graphql/builder';
 import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
-import { MAX_PARTNERS_PER_REQUEST, PARTNER_TYPES } from './partner.input';
+import { PARTNER_TYPES } from './partner.input';
+import { partnerEntity } from './partner.entity';
 import { listPartners, listUpdatedPartners, partnerHierarchy, syncPartners } from './partner.service';
 
 export const PartnerTypeEnum = builder.enumType('PartnerType', {
@@ -52,7 +53,7 @@ const PartnerFilter = builder.inputType('PartnerFilter', {
 });
 
 builder.queryFields((t) => ({
-  updatedPartners: t.field({
+  [partnerEntity.operations.list]: t.field({
     type: pageOf('PartnerChangePage', PartnerChange),
     description: 'Partners with pending changes, ordered by updatedAt then id.',
     args: changeListArgs,
@@ -79,9 +80,4 @@ builder.queryFields((t) => ({
   }),
 }));
 
-registerTrackedOperations({
-  table: 'partners',
-  label: 'Partner',
-  names: { ackOne: 'acknowledgePartner', ackMany: 'acknowledgePartners', pendingCount: 'partners' },
-  sync: { name: 'syncPartners', listArg: 'partners', maxItems: MAX_PARTNERS_PER_REQUEST, run: syncPartners },
-});
+registerTrackedOperations(partnerEntity, syncPartners);

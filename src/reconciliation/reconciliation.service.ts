@@ -4,7 +4,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 import { AppError, validationFailed, type ErrorDetail } from '../errors/app-error';
 import { replayRows } from '../changes/resync';
 import { inTransaction } from '../changes/tracked-sync';
-import { DIGESTED_TYPES, ENTITY_TABLES, ENTITY_TYPES, entityTypeOf } from './entity-types';
+import { DIGESTED_TYPES, ENTITY_TYPES, entityTypeOf, tableOfType } from './entity-types';
 import { selectionOf } from './resync.service';
 
 export const MAX_RECONCILE_ITEMS = 10_000;
@@ -45,7 +45,7 @@ export async function reconciliationSummary(prisma: PrismaClient, now = new Date
     ENTITY_TYPES.map(
       (type) => `SELECT '${type}' AS entity_type, count(*)::int AS records, (count(*) FILTER (WHERE pending))::int AS pending,
                         (count(*) FILTER (WHERE acked_revision = 0))::int AS never, min(updated_at) FILTER (WHERE pending) AS oldest,
-                        max(updated_at) AS last_push, max(acknowledged_at) AS last_ack FROM "${ENTITY_TABLES[type]}"`,
+                        max(updated_at) AS last_push, max(acknowledged_at) AS last_ack FROM "${tableOfType(type)}"`,
     ).join(' UNION ALL '),
   );
   return {
@@ -92,7 +92,7 @@ export type ReconcileResult = {
  */
 export async function reconcile(prisma: PrismaClient, entityTypeName: string, request: ReconcileRequest): Promise<ReconcileResult> {
   const entityType = entityTypeOf(entityTypeName, 'entityType', DIGESTED_TYPES);
-  const table = ENTITY_TABLES[entityType];
+  const table = tableOfType(entityType);
   const items = checkItems(request.items);
   const sent = new Map(items.map((i) => [i.external_id, i]));
   const ids = [...sent.keys()];

@@ -3,7 +3,8 @@ import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-
 import { builder } from '../graphql/builder';
 import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
-import { MAX_SALE_ORDERS_PER_REQUEST, SALE_ORDER_DIRECTIONS } from './sale-order.input';
+import { SALE_ORDER_DIRECTIONS } from './sale-order.input';
+import { saleOrderEntity } from './sale-order.entity';
 import { listSaleOrders, listUpdatedSaleOrders, syncSaleOrders } from './sale-order.service';
 
 export const SaleOrderDirectionEnum = builder.enumType('SaleOrderDirection', {
@@ -44,7 +45,7 @@ const SaleOrderFilter = builder.inputType('SaleOrderFilter', {
 });
 
 builder.queryFields((t) => ({
-  updatedSaleOrders: t.field({
+  [saleOrderEntity.operations.list]: t.field({
     type: SaleOrderChangePage,
     description: 'Sale orders with pending changes, ordered by updatedAt then id; optionally of one direction.',
     args: {
@@ -68,9 +69,4 @@ builder.queryFields((t) => ({
   }),
 }));
 
-registerTrackedOperations({
-  table: 'sale_orders',
-  label: 'Sale order',
-  names: { ackOne: 'acknowledgeSaleOrder', ackMany: 'acknowledgeSaleOrders', pendingCount: 'saleOrders' },
-  sync: { name: 'syncSaleOrders', listArg: 'sale_orders', maxItems: MAX_SALE_ORDERS_PER_REQUEST, run: syncSaleOrders },
-});
+registerTrackedOperations(saleOrderEntity, syncSaleOrders);
