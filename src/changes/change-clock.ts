@@ -1,4 +1,4 @@
-import type { SqlRunner, TrackedTableName } from './tracked-table';
+import type { SqlRunner, TrackedTableName } from './ledger';
 
 /**
  * The change clock of a tracked table: the `updated_at` stamp for every row a write transaction

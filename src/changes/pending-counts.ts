@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { TRACKED_ENTITIES, TRACKED_TABLES, type TrackedTableName } from './tracked-entities';
-import type { SqlRunner } from './tracked-table';
+import type { SqlRunner } from './ledger';
 
 /**
  * Pending counts in O(1) (docs/adr/0030). Statement-level triggers on every tracked table append

@@ -1,5 +1,5 @@
 import { takeChangeClock } from './change-clock';
-import type { SqlRunner, TrackedTableName } from './tracked-table';
+import type { SqlRunner, TrackedTableName } from './ledger';
 
 /**
  * Net-state replay (ADR 0029): marks records pending again with every field they have in

@@ -1,6 +1,6 @@
 import type { FieldMap } from './diff';
 import { HISTORY_COLUMNS, HISTORY_ENTITY_TYPES, createdValuesSql, type HistoryTable, type PushedBy } from './history-writes';
-import { pendingFieldsSql, type SqlRunner } from './tracked-table';
+import { pendingFieldsSql, type SqlRunner } from './ledger';
 
 /** A top-level column of a tracked table that is diffed like a data field (erp_id, type, …). */
 export type TrackedColumn = { name: string; sqlType: 'int' | 'text' | 'double precision' };

@@ -4,12 +4,11 @@ import { releaseBulkParameters } from '../db/prisma-debug-history';
 import { parseInput } from '../errors/zod-details';
 import type { EventHub } from '../events/hub';
 import type { PageShape } from '../changes/results';
-import type { PageArgs } from '../changes/pagination';
-import { fetchPage } from '../changes/pages';
-import type { AckItem } from '../changes/tracked-table';
+import { fetchPage, type PageArgs } from '../changes/page';
+import type { AckItem } from '../changes/ledger';
 import { KEYED_ENTITIES, type KeyedEntity } from '../changes/tracked-entities';
 import { capitalize } from '../changes/tracked-entity';
-import { acknowledgeOne } from '../changes/tracked-service';
+import { acknowledgeOne } from '../changes/tracked.service';
 import { enqueueDeliveriesSql } from '../queue/queue.service';
 import {
   directionFor,

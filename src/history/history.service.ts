@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../generated/prisma/client';
 import { notFound, validationFailed, type ErrorDetail } from '../errors/app-error';
 import { HISTORY_ENTITY_TYPES, type HistoryEntityType } from '../changes/history-writes';
-import type { SqlRunner } from '../changes/tracked-table';
+import type { SqlRunner } from '../changes/ledger';
 
 /** Entries per record when no limit is given, and the most one call may ask for (ADR 0031). */
 export const DEFAULT_HISTORY_LIMIT = 20;

@@ -1,4 +1,4 @@
-import { trackedRoutes } from '../changes/tracked-routes';
+import { trackedRoutes } from '../changes/tracked.routes';
 import type { RestRoute } from '../rest/route-table';
 import { partnerEntity } from './partner.entity';
 

@@ -1,4 +1,4 @@
-import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
 import { readerOf } from '../graphql/reader';

@@ -1,13 +1,12 @@
 import type { Partner, PrismaClient } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { PageShape, SyncErrorShape, SyncResultShape } from '../changes/results';
-import type { PageArgs } from '../changes/pagination';
-import { RECENT_ORDER, changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
-import { syncResult, validateBatch } from '../changes/tracked-service';
-import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
+import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type PageArgs } from '../changes/page';
+import { syncResult, validateBatch } from '../changes/tracked.service';
+import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/upsert';
 import { toSourceTime } from '../changes/source-time';
 import type { PushedBy } from '../changes/history-writes';
-import type { SqlRunner } from '../changes/tracked-table';
+import type { SqlRunner } from '../changes/ledger';
 import { MAX_PARTNERS_PER_REQUEST, partnerInput } from './partner.input';
 import { planPartnerBatch } from './partner-tree';
 

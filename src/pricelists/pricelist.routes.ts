@@ -1,4 +1,4 @@
-import { CHANGE_LIST_RULES, batchAckRoute, changeListRoute } from '../changes/tracked-routes';
+import { CHANGE_LIST_RULES, batchAckRoute, changeListRoute } from '../changes/tracked.routes';
 import type { RestRoute } from '../rest/route-table';
 import { priceItemEntity } from './price-item.entity';
 

@@ -1,4 +1,4 @@
-import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { registerTrackedOperations } from '../changes/tracked.schema';
 import { REVISION_DESCRIPTION } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
 import { readerOf } from '../graphql/reader';

@@ -1,10 +1,9 @@
 import type { PriceItem, PrismaClient } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { PageShape } from '../changes/results';
-import { resolvePage, type PageArgs } from '../changes/pagination';
-import { pendingFieldsSql, type SqlRunner } from '../changes/tracked-table';
+import { changeListPage, fetchPage, resolvePage, type ChangeListSource, type PageArgs } from '../changes/page';
+import { pendingFieldsSql, type SqlRunner } from '../changes/ledger';
 import { takeChangeClock } from '../changes/change-clock';
-import { changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
 import { HISTORY_COLUMNS, type PushedBy } from '../changes/history-writes';
 import type { PriceItemInput } from './pricelist.input';
 

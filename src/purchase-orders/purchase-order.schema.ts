@@ -1,4 +1,4 @@
-import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord } from '../changes/tracked-fields';
 import { notFound } from '../errors/app-error';
 import { builder } from '../graphql/builder';

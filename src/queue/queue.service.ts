@@ -2,8 +2,7 @@ import type { OutboundQueueItem, PrismaClient } from '../generated/prisma/client
 import { QueueStatus as StoredQueueStatus } from '../generated/prisma/enums';
 import { AppError, notFound, validationFailed } from '../errors/app-error';
 import type { PageShape } from '../changes/results';
-import type { PageArgs } from '../changes/pagination';
-import { fetchPage, RECENT_ORDER } from '../changes/pages';
+import { fetchPage, RECENT_ORDER, type PageArgs } from '../changes/page';
 
 /** The values of the database's queue_status enum (schema.prisma), in its order. */
 export const QUEUE_STATUSES = Object.values(StoredQueueStatus);

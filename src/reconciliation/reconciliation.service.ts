@@ -3,7 +3,7 @@ import { canonicalize } from 'json-canonicalize';
 import type { PrismaClient } from '../generated/prisma/client';
 import { AppError, validationFailed, type ErrorDetail } from '../errors/app-error';
 import { replayRows } from '../changes/resync';
-import { inTransaction } from '../changes/tracked-sync';
+import { inTransaction } from '../changes/upsert';
 import { DIGESTED_TYPES, ENTITY_TYPES, entityTypeOf, tableOfType } from './entity-types';
 import { selectionOf } from './resync.service';
 

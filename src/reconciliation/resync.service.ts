@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../generated/prisma/client';
 import { AppError, validationFailed, type ErrorDetail } from '../errors/app-error';
 import { countRows, replayRows, type ResyncSelection } from '../changes/resync';
-import { inTransaction } from '../changes/tracked-sync';
+import { inTransaction } from '../changes/upsert';
 import { entityTypeOf, tableOfType, type EntityType } from './entity-types';
 
 export const MAX_RESYNC_IDS = 10_000;

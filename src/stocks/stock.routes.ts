@@ -6,7 +6,7 @@ import {
   batchAckRoute,
   changeListRoute,
   pushRoute,
-} from '../changes/tracked-routes';
+} from '../changes/tracked.routes';
 import type { RestRoute } from '../rest/route-table';
 import { stockEntity } from './stock.entity';
 

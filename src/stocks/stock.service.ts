@@ -1,12 +1,11 @@
 import type { PrismaClient, Stock } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { PageShape, SyncResultShape } from '../changes/results';
-import type { PageArgs } from '../changes/pagination';
-import { changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
-import { syncResult, validateBatch, type IndexedReport } from '../changes/tracked-service';
-import { inPushTransaction } from '../changes/tracked-sync';
+import { changeListPage, fetchPage, type ChangeListSource, type PageArgs } from '../changes/page';
+import { syncResult, validateBatch, type IndexedReport } from '../changes/tracked.service';
+import { inPushTransaction } from '../changes/upsert';
 import { isStale, toSourceTime } from '../changes/source-time';
-import type { SqlRunner } from '../changes/tracked-table';
+import type { SqlRunner } from '../changes/ledger';
 import { takeChangeClock } from '../changes/change-clock';
 import { MAX_STOCKS_PER_REQUEST, stockInput, type StockInput } from './stock.input';
 

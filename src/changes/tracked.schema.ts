@@ -4,7 +4,7 @@ import { AckItemInput, AckResult, BatchAckResult, PendingChanges, SyncResult } f
 import { countPending } from './pending-counts';
 import type { SyncResultShape } from './results';
 import { readerOf } from '../graphql/reader';
-import { DEFAULT_CONTEXT, MAX_DRY_RUN_RECORDS, MAX_IDS_PER_ACK, acknowledgeMany, acknowledgeOne } from './tracked-service';
+import { DEFAULT_CONTEXT, MAX_DRY_RUN_RECORDS, MAX_IDS_PER_ACK, acknowledgeMany, acknowledgeOne } from './tracked.service';
 import { capitalize, type TrackedEntity, type TrackedPush } from './tracked-entity';
 import type { AnyTrackedEntity, TrackedTableName } from './tracked-entities';
 

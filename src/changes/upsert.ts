@@ -2,7 +2,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 import { releaseBulkParameters } from '../db/prisma-debug-history';
 import { takeChangeClock } from './change-clock';
 import { changedFieldNames, mergeFields, type FieldMap } from './diff';
-import type { SqlRunner } from './tracked-table';
+import type { SqlRunner } from './ledger';
 import type { PushedBy } from './history-writes';
 import {
   ConcurrentInsertError,

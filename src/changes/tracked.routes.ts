@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RestRoute } from '../rest/route-table';
 import type { AnyTrackedEntity } from './tracked-entities';
 import { capitalize, type TrackedPush } from './tracked-entity';
-import { MAX_IDS_PER_ACK } from './tracked-service';
+import { MAX_IDS_PER_ACK } from './tracked.service';
 
 type PushedEntity = Extract<AnyTrackedEntity, { push: TrackedPush }>;
 type FullEntity = Extract<PushedEntity, { operations: { ackOne: string } }>;
