@@ -3,7 +3,7 @@ import { queryPrepared } from '../db/prepared-query';
 import { validationFailed, type ErrorDetail } from '../errors/app-error';
 import type { PageShape } from './results';
 import { pendingCountSql } from './pending-counts';
-import type { SqlRunner, TrackedTableName } from './ledger';
+import { trackedTable, type SqlRunner, type TrackedTableName } from './ledger';
 
 /**
  * Pages of every list (SPEC 2.2, 4.1): the arguments, the generic page of a Prisma query, and the
@@ -93,15 +93,15 @@ export async function changeListPage<Row extends { id: number; revision: number 
   params.push(page.limit, page.offset);
   const where = conditions.join(' AND ');
   const counted = page.since ? undefined : pendingCountSql(table, filter, (column) => placeholders.get(column)!);
-  const totalSql = counted ?? `(SELECT count(*)::int FROM "${table}" WHERE ${where})`;
+  const totalSql = counted ?? `(SELECT count(*)::int FROM ${trackedTable(table)} WHERE ${where})`;
   const sql = `WITH page AS MATERIALIZED (
-       SELECT * FROM "${table}" WHERE ${where}
+       SELECT * FROM ${trackedTable(table)} WHERE ${where}
         ORDER BY updated_at, id LIMIT $${params.length - 1}::int OFFSET $${params.length}::int
      ), listed AS (
-       UPDATE "${table}" AS t SET listed_revisions = t.listed_revisions || jsonb_build_object($1::text, page.revision)
+       UPDATE ${trackedTable(table)} AS t SET listed_revisions = t.listed_revisions || jsonb_build_object($1::text, page.revision)
          FROM page
         WHERE t.id = page.id AND t.id IN (
-          SELECT u.id FROM "${table}" AS u JOIN page AS p ON u.id = p.id
+          SELECT u.id FROM ${trackedTable(table)} AS u JOIN page AS p ON u.id = p.id
            WHERE (u.listed_revisions ->> $1::text) IS DISTINCT FROM p.revision::text
            FOR UPDATE OF u SKIP LOCKED)
      )

@@ -33,15 +33,15 @@ export function pendingCountSql(
 
 /** Records with pending changes in one table. */
 export async function countPending(db: SqlRunner, table: TrackedTableName): Promise<number> {
-  const rows = await db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT ${pendingCountSql(table, {}, () => '')} AS n`);
+  const rows = await db.$queryRaw<Array<{ n: number }>>`
+    SELECT COALESCE(sum(delta), 0)::int AS n FROM pending_count_deltas WHERE table_name = ${table}`;
   return rows[0]?.n ?? 0;
 }
 
 /** Records with pending changes per tracked table, in one statement (every table listed, 0 included). */
 export async function countPendingByTable(db: SqlRunner): Promise<Record<TrackedTableName, number>> {
-  const rows = await db.$queryRawUnsafe<Array<{ table_name: TrackedTableName; n: number }>>(
-    `SELECT table_name, sum(delta)::int AS n FROM pending_count_deltas GROUP BY table_name`,
-  );
+  const rows = await db.$queryRaw<Array<{ table_name: TrackedTableName; n: number }>>`
+    SELECT table_name, sum(delta)::int AS n FROM pending_count_deltas GROUP BY table_name`;
   const counts = Object.fromEntries(TRACKED_TABLES.map((t) => [t, 0])) as Record<TrackedTableName, number>;
   for (const row of rows) counts[row.table_name] = row.n;
   return counts;
@@ -56,8 +56,8 @@ export async function countPendingByTable(db: SqlRunner): Promise<Record<Tracked
  * nothing to fold (an idle store stays idle). Returns the rows folded.
  */
 export async function compactPendingCounts(db: SqlRunner): Promise<number> {
-  const rows = await db.$queryRawUnsafe<Array<{ folded: number }>>(
-    `WITH gone AS (
+  const rows = await db.$queryRaw<Array<{ folded: number }>>`
+    WITH gone AS (
        DELETE FROM pending_count_deltas
         WHERE (SELECT count(*) FROM pending_count_deltas) > (SELECT count(DISTINCT (table_name, scope)) FROM pending_count_deltas)
        RETURNING table_name, scope, delta
@@ -65,8 +65,7 @@ export async function compactPendingCounts(db: SqlRunner): Promise<number> {
        INSERT INTO pending_count_deltas (table_name, scope, delta)
        SELECT table_name, scope, sum(delta) FROM gone GROUP BY table_name, scope HAVING sum(delta) <> 0
      )
-     SELECT count(*)::int AS folded FROM gone`,
-  );
+     SELECT count(*)::int AS folded FROM gone`;
   return rows[0]?.folded ?? 0;
 }
 

@@ -33,25 +33,17 @@ export async function reportFailure(
   idempotencyRef: string | null = null,
 ): Promise<{ id: number; status: 'open'; deliveries: number }> {
   const f = parseInput(failureInput, input);
-  const [row] = await prisma.$queryRawUnsafe<Array<StoredFailure & { deliveries: number; notified: number }>>(
-    `WITH failure AS (
+  const rawData = f.raw_data != null ? JSON.stringify(f.raw_data) : null;
+  const [row] = await prisma.$queryRaw<Array<StoredFailure & { deliveries: number; notified: number }>>`
+    WITH failure AS (
        INSERT INTO sync_failures (entity_type, source, external_id, middleware_id, error_message, error_details, raw_data, has_raw_data, idempotency_ref)
-       VALUES ($1, $2::failure_source, $3, $4::int, $5, $6::jsonb, $7::jsonb, $7::jsonb IS NOT NULL, $9)
+       VALUES (${f.entity_type}, ${f.source}::failure_source, ${f.external_id ?? null}, ${f.middleware_id ?? null}::int, ${f.error_message},
+               ${JSON.stringify(f.error_details ?? [])}::jsonb, ${rawData}::jsonb, ${rawData !== null}, ${idempotencyRef})
        ON CONFLICT (idempotency_ref) DO NOTHING
        RETURNING id, entity_type, source, external_id, error_message, error_details, created_at
-     ), ${enqueueDeliveriesSql('failure', '$8')}
+     ), ${enqueueDeliveriesSql(directionFor(f.source))}
      SELECT failure.*, (SELECT count(*)::int FROM queued) AS deliveries, (SELECT count(*)::int FROM notified) AS notified
-       FROM failure`,
-    f.entity_type,
-    f.source,
-    f.external_id ?? null,
-    f.middleware_id ?? null,
-    f.error_message,
-    JSON.stringify(f.error_details ?? []),
-    f.raw_data != null ? JSON.stringify(f.raw_data) : null,
-    directionFor(f.source),
-    idempotencyRef,
-  );
+       FROM failure`;
   // raw_data may be megabytes: do not let Prisma's debug history keep it.
   if (f.raw_data != null) releaseBulkParameters();
   if (!row) return storedReport(prisma, idempotencyRef!);
