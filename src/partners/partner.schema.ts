@@ -1,6 +1,7 @@
 import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
+import { storedValue } from '../validation/stored-value';
 import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { PARTNER_TYPES } from './partner.input';
@@ -12,7 +13,7 @@ export const PartnerTypeEnum = builder.enumType('PartnerType', {
   values: PARTNER_TYPES,
 });
 
-const partnerType = (value: string | null) => value as (typeof PARTNER_TYPES)[number] | null;
+const partnerType = (value: string | null) => (value === null ? null : storedValue(PARTNER_TYPES, value, 'partners.type'));
 
 /** A partner with pending changes: SPEC 2.1 plus parentExternalId, parentId and type. */
 export const PartnerChange = builder.prismaObject('Partner', {

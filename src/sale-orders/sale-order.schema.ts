@@ -1,6 +1,7 @@
 import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
+import { storedValue } from '../validation/stored-value';
 import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { SALE_ORDER_DIRECTIONS } from './sale-order.input';
@@ -12,7 +13,7 @@ export const SaleOrderDirectionEnum = builder.enumType('SaleOrderDirection', {
   values: SALE_ORDER_DIRECTIONS,
 });
 
-const direction = (value: string) => value as (typeof SALE_ORDER_DIRECTIONS)[number];
+const direction = (value: string) => storedValue(SALE_ORDER_DIRECTIONS, value, 'sale_orders.direction');
 
 /** A sale order with pending changes: the record of SPEC 2.1 plus direction and partner. */
 export const SaleOrderChange = builder.prismaObject('SaleOrder', {
