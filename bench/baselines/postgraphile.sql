@@ -14,7 +14,7 @@ CREATE OR REPLACE VIEW peer.pending_products AS
    WHERE pending;
 
 -- 2. Equally safe: one function doing what the service's change list does in one statement
---    (src/changes/pages.ts): the page, the total and the listing mark (the revision each record
+--    (src/changes/page.ts): the page, the total and the listing mark (the revision each record
 --    was shown to this reader at, which the acknowledgement covers), rows a push holds locked
 --    skipped. It writes, so PostGraphile serves it as a mutation:
 --    listPendingProducts(input: {reader: "…", pageSize: 50}) { listedProducts { total id … } }.

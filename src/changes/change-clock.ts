@@ -1,4 +1,4 @@
-import type { SqlRunner, TrackedTableName } from './tracked-table';
+import type { SqlRunner, TrackedTableName } from './ledger';
 
 /**
  * The change clock of a tracked table: the `updated_at` stamp for every row a write transaction
@@ -20,12 +20,10 @@ import type { SqlRunner, TrackedTableName } from './tracked-table';
  * one order: products, price_items, purchase_orders.
  */
 export async function takeChangeClock(tx: SqlRunner, table: TrackedTableName): Promise<Date> {
-  const rows = await tx.$queryRawUnsafe<Array<{ stamp: Date }>>(
-    `INSERT INTO change_clocks AS c (name, stamp) VALUES ($1, date_trunc('milliseconds', clock_timestamp()))
+  const rows = await tx.$queryRaw<Array<{ stamp: Date }>>`
+    INSERT INTO change_clocks AS c (name, stamp) VALUES (${table}, date_trunc('milliseconds', clock_timestamp()))
      ON CONFLICT (name) DO UPDATE
         SET stamp = GREATEST(date_trunc('milliseconds', clock_timestamp()), c.stamp + interval '1 millisecond')
-     RETURNING stamp`,
-    table,
-  );
+     RETURNING stamp`;
   return rows[0]!.stamp;
 }

@@ -1,4 +1,4 @@
-import type { TrackedTableName } from './tracked-table';
+import type { TrackedTableName } from './ledger';
 
 /**
  * The write side of the change history (ADR 0031). Every push writes its history in the

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { SqlRunner, TrackedTableName } from './tracked-table';
+import { TRACKED_ENTITIES, TRACKED_TABLES, type TrackedTableName } from './tracked-entities';
+import type { SqlRunner } from './ledger';
 
 /**
  * Pending counts in O(1) (docs/adr/0030). Statement-level triggers on every tracked table append
@@ -9,17 +10,10 @@ import type { SqlRunner, TrackedTableName } from './tracked-table';
  * concurrent pushes and acks to queue on. The compaction below keeps the sum over a few rows.
  */
 
-export const TRACKED_TABLES: readonly TrackedTableName[] = [
-  'products',
-  'partners',
-  'sale_orders',
-  'price_items',
-  'stocks',
-  'purchase_orders',
-];
-
 /** The column a table's change list can be filtered by, counted per value (the triggers' scope). */
-const SCOPE_COLUMNS: Partial<Record<TrackedTableName, string>> = { sale_orders: 'direction' };
+const SCOPE_COLUMNS: Partial<Record<TrackedTableName, string>> = Object.fromEntries(
+  TRACKED_ENTITIES.flatMap((e) => ('scopeColumn' in e ? [[e.table, e.scopeColumn]] : [])),
+);
 
 /**
  * SQL of the pending count of `table` (restricted to `filter`), as a scalar subquery, when the
@@ -39,15 +33,15 @@ export function pendingCountSql(
 
 /** Records with pending changes in one table. */
 export async function countPending(db: SqlRunner, table: TrackedTableName): Promise<number> {
-  const rows = await db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT ${pendingCountSql(table, {}, () => '')} AS n`);
+  const rows = await db.$queryRaw<Array<{ n: number }>>`
+    SELECT COALESCE(sum(delta), 0)::int AS n FROM pending_count_deltas WHERE table_name = ${table}`;
   return rows[0]?.n ?? 0;
 }
 
 /** Records with pending changes per tracked table, in one statement (every table listed, 0 included). */
 export async function countPendingByTable(db: SqlRunner): Promise<Record<TrackedTableName, number>> {
-  const rows = await db.$queryRawUnsafe<Array<{ table_name: TrackedTableName; n: number }>>(
-    `SELECT table_name, sum(delta)::int AS n FROM pending_count_deltas GROUP BY table_name`,
-  );
+  const rows = await db.$queryRaw<Array<{ table_name: TrackedTableName; n: number }>>`
+    SELECT table_name, sum(delta)::int AS n FROM pending_count_deltas GROUP BY table_name`;
   const counts = Object.fromEntries(TRACKED_TABLES.map((t) => [t, 0])) as Record<TrackedTableName, number>;
   for (const row of rows) counts[row.table_name] = row.n;
   return counts;
@@ -62,8 +56,8 @@ export async function countPendingByTable(db: SqlRunner): Promise<Record<Tracked
  * nothing to fold (an idle store stays idle). Returns the rows folded.
  */
 export async function compactPendingCounts(db: SqlRunner): Promise<number> {
-  const rows = await db.$queryRawUnsafe<Array<{ folded: number }>>(
-    `WITH gone AS (
+  const rows = await db.$queryRaw<Array<{ folded: number }>>`
+    WITH gone AS (
        DELETE FROM pending_count_deltas
         WHERE (SELECT count(*) FROM pending_count_deltas) > (SELECT count(DISTINCT (table_name, scope)) FROM pending_count_deltas)
        RETURNING table_name, scope, delta
@@ -71,8 +65,7 @@ export async function compactPendingCounts(db: SqlRunner): Promise<number> {
        INSERT INTO pending_count_deltas (table_name, scope, delta)
        SELECT table_name, scope, sum(delta) FROM gone GROUP BY table_name, scope HAVING sum(delta) <> 0
      )
-     SELECT count(*)::int AS folded FROM gone`,
-  );
+     SELECT count(*)::int AS folded FROM gone`;
   return rows[0]?.folded ?? 0;
 }
 

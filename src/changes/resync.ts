@@ -1,5 +1,5 @@
 import { takeChangeClock } from './change-clock';
-import type { SqlRunner, TrackedTableName } from './tracked-table';
+import { trackedTable, type SqlRunner, type TrackedTableName } from './ledger';
 
 /**
  * Net-state replay (ADR 0029): marks records pending again with every field they have in
@@ -28,19 +28,19 @@ export async function replayRows(tx: SqlRunner, table: TrackedTableName, selecti
   if (clockFirst) {
     const stamp = await takeChangeClock(tx, table);
     return tx.$executeRawUnsafe(
-      `UPDATE "${table}" AS t SET ${REPLAY_SET}, updated_at = $${params.length + 1}::timestamptz WHERE ${where}`,
+      `UPDATE ${trackedTable(table)} AS t SET ${REPLAY_SET}, updated_at = $${params.length + 1}::timestamptz WHERE ${where}`,
       ...params,
       stamp,
     );
   }
   const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-    `SELECT t.id FROM "${table}" AS t WHERE ${where} ORDER BY t.id FOR UPDATE`,
+    `SELECT t.id FROM ${trackedTable(table)} AS t WHERE ${where} ORDER BY t.id FOR UPDATE`,
     ...params,
   );
   if (locked.length === 0) return 0;
   const stamp = await takeChangeClock(tx, table);
   return tx.$executeRawUnsafe(
-    `UPDATE "${table}" AS t SET ${REPLAY_SET}, updated_at = $2::timestamptz
+    `UPDATE ${trackedTable(table)} AS t SET ${REPLAY_SET}, updated_at = $2::timestamptz
       WHERE t.id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
     JSON.stringify(locked.map((r) => r.id)),
     stamp,
@@ -50,7 +50,7 @@ export async function replayRows(tx: SqlRunner, table: TrackedTableName, selecti
 /** Counts the rows a replay would touch (the console's preview). */
 export async function countRows(db: SqlRunner, table: TrackedTableName, selection: ResyncSelection): Promise<number> {
   const rows = await db.$queryRawUnsafe<Array<{ n: number }>>(
-    `SELECT count(*)::int AS n FROM "${table}" AS t WHERE ${selection.where}`,
+    `SELECT count(*)::int AS n FROM ${trackedTable(table)} AS t WHERE ${selection.where}`,
     ...selection.params,
   );
   return rows[0]?.n ?? 0;

@@ -1,6 +1,6 @@
 import type { FieldMap } from './diff';
 import { HISTORY_COLUMNS, HISTORY_ENTITY_TYPES, createdValuesSql, type HistoryTable, type PushedBy } from './history-writes';
-import { pendingFieldsSql, type SqlRunner } from './tracked-table';
+import { pendingFieldsSql, trackedTable, type SqlRunner } from './ledger';
 
 /** A top-level column of a tracked table that is diffed like a data field (erp_id, type, …). */
 export type TrackedColumn = { name: string; sqlType: 'int' | 'text' | 'double precision' };
@@ -72,7 +72,7 @@ export async function insertNew(tx: SqlRunner, spec: TrackedTableSpec, rows: Row
        SELECT * FROM jsonb_to_recordset($1::jsonb)
          AS v(external_id text, data jsonb, field_revisions jsonb, source_updated_at timestamptz${recordsetColumns(spec)})
      ), inserted AS (
-       INSERT INTO "${spec.table}" (external_id, data, context, revision, acked_revision, field_revisions,
+       INSERT INTO ${trackedTable(spec.table)} (external_id, data, context, revision, acked_revision, field_revisions,
                                     changed_fields, is_new, pending, created_at, updated_at, source_updated_at${cols})
        SELECT v.external_id, v.data, $2, 1, 0, v.field_revisions,
               ${pendingFieldsSql('v.field_revisions', '0')}, true, true, now(), $3::timestamptz, v.source_updated_at${vcols}
@@ -111,7 +111,7 @@ export async function updateChanged(tx: SqlRunner, spec: TrackedTableSpec, rows:
        INSERT INTO change_history ${HISTORY_COLUMNS}
        SELECT $4, v.id, v.revision, $5, $3::timestamptz, v.old_values, v.new_values FROM v
      )
-     UPDATE "${spec.table}" AS t SET
+     UPDATE ${trackedTable(spec.table)} AS t SET
         data = v.data, context = $2, revision = v.revision, field_revisions = v.field_revisions,
         changed_fields = ${pendingFieldsSql('v.field_revisions', 't.acked_revision')},
         pending = true, updated_at = $3::timestamptz, source_updated_at = v.source_updated_at, pending_values = v.pending_values${spec.columns.map((c) => `, ${c.name} = v.${c.name}`).join('')}
@@ -133,7 +133,7 @@ export async function updateChanged(tx: SqlRunner, spec: TrackedTableSpec, rows:
 export async function updateSourceTimes(tx: SqlRunner, spec: TrackedTableSpec, rows: RowToWrite[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.$executeRawUnsafe(
-    `UPDATE "${spec.table}" AS t SET source_updated_at = v.source_updated_at
+    `UPDATE ${trackedTable(spec.table)} AS t SET source_updated_at = v.source_updated_at
        FROM jsonb_to_recordset($1::jsonb) AS v(id int, source_updated_at timestamptz)
       WHERE t.id = v.id`,
     JSON.stringify(rows.map((s) => ({ id: s.id, source_updated_at: s.sourceUpdatedAt }))),

@@ -3,21 +3,21 @@ import { builder } from '../graphql/builder';
 import { readerOf } from '../graphql/reader';
 import { FailureEntityType, FailureSource } from './failure-enums';
 import { pageArgs, pageOf } from '../graphql/pages';
-import { type FAILURE_ENTITY_TYPES, FAILURE_STATUSES } from './failure.input';
+import { FAILURE_ENTITY_TYPES, FAILURE_STATUSES } from './failure.input';
+import { storedValue } from '../validation/stored-value';
 import {
-  ACK_ENTITY_TABLES,
+  ACK_ENTITY_TYPES,
   acknowledgeUpdate,
   getFailure,
   listFailures,
   openFailureCounts,
   reportFailure,
   resolveFailure,
-  type AckEntityType,
   type OpenFailureCount,
 } from './failure.service';
 
 const FailureStatus = builder.enumType('FailureStatus', { values: FAILURE_STATUSES });
-const AckEntityTypeEnum = builder.enumType('AckEntityType', { values: Object.keys(ACK_ENTITY_TABLES) as AckEntityType[] });
+const AckEntityTypeEnum = builder.enumType('AckEntityType', { values: ACK_ENTITY_TYPES });
 
 type ErrorDetailShape = { field: string; message: string };
 const ErrorDetail = builder.objectRef<ErrorDetailShape>('ErrorDetail').implement({
@@ -34,7 +34,10 @@ const FailureRecord = builder.interfaceRef<FailureRow>('FailureRecord').implemen
   description: 'A sync failure (SPEC 2.8).',
   fields: (t) => ({
     id: t.exposeInt('id'),
-    entity_type: t.field({ type: FailureEntityType, resolve: (f) => f.entityType as (typeof FAILURE_ENTITY_TYPES)[number] }),
+    entity_type: t.field({
+      type: FailureEntityType,
+      resolve: (f) => storedValue(FAILURE_ENTITY_TYPES, f.entityType, 'sync_failures.entity_type'),
+    }),
     external_id: t.exposeString('externalId', { nullable: true }),
     middleware_id: t.exposeInt('middlewareId', { nullable: true }),
     source: t.field({ type: FailureSource, resolve: (f) => f.source }),

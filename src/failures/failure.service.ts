@@ -4,10 +4,11 @@ import { releaseBulkParameters } from '../db/prisma-debug-history';
 import { parseInput } from '../errors/zod-details';
 import type { EventHub } from '../events/hub';
 import type { PageShape } from '../changes/results';
-import type { PageArgs } from '../changes/pagination';
-import { fetchPage } from '../changes/pages';
-import type { AckItem, TrackedTableName } from '../changes/tracked-table';
-import { acknowledgeOne } from '../changes/tracked-service';
+import { fetchPage, type PageArgs } from '../changes/page';
+import type { AckItem } from '../changes/ledger';
+import { KEYED_ENTITIES, type KeyedEntity } from '../changes/tracked-entities';
+import { capitalize } from '../changes/tracked-entity';
+import { acknowledgeOne } from '../changes/tracked.service';
 import { enqueueDeliveriesSql } from '../queue/queue.service';
 import {
   directionFor,
@@ -32,25 +33,17 @@ export async function reportFailure(
   idempotencyRef: string | null = null,
 ): Promise<{ id: number; status: 'open'; deliveries: number }> {
   const f = parseInput(failureInput, input);
-  const [row] = await prisma.$queryRawUnsafe<Array<StoredFailure & { deliveries: number; notified: number }>>(
-    `WITH failure AS (
+  const rawData = f.raw_data != null ? JSON.stringify(f.raw_data) : null;
+  const [row] = await prisma.$queryRaw<Array<StoredFailure & { deliveries: number; notified: number }>>`
+    WITH failure AS (
        INSERT INTO sync_failures (entity_type, source, external_id, middleware_id, error_message, error_details, raw_data, has_raw_data, idempotency_ref)
-       VALUES ($1, $2::failure_source, $3, $4::int, $5, $6::jsonb, $7::jsonb, $7::jsonb IS NOT NULL, $9)
+       VALUES (${f.entity_type}, ${f.source}::failure_source, ${f.external_id ?? null}, ${f.middleware_id ?? null}::int, ${f.error_message},
+               ${JSON.stringify(f.error_details ?? [])}::jsonb, ${rawData}::jsonb, ${rawData !== null}, ${idempotencyRef})
        ON CONFLICT (idempotency_ref) DO NOTHING
        RETURNING id, entity_type, source, external_id, error_message, error_details, created_at
-     ), ${enqueueDeliveriesSql('failure', '$8')}
+     ), ${enqueueDeliveriesSql(directionFor(f.source))}
      SELECT failure.*, (SELECT count(*)::int FROM queued) AS deliveries, (SELECT count(*)::int FROM notified) AS notified
-       FROM failure`,
-    f.entity_type,
-    f.source,
-    f.external_id ?? null,
-    f.middleware_id ?? null,
-    f.error_message,
-    JSON.stringify(f.error_details ?? []),
-    f.raw_data != null ? JSON.stringify(f.raw_data) : null,
-    directionFor(f.source),
-    idempotencyRef,
-  );
+       FROM failure`;
   // raw_data may be megabytes: do not let Prisma's debug history keep it.
   if (f.raw_data != null) releaseBulkParameters();
   if (!row) return storedReport(prisma, idempotencyRef!);
@@ -143,14 +136,9 @@ export async function resolveFailure(prisma: PrismaClient, id: number, by: strin
   return getFailure(prisma, id);
 }
 
-export const ACK_ENTITY_TABLES = {
-  product: 'products',
-  partner: 'partners',
-  sale_order: 'sale_orders',
-  purchase_order: 'purchase_orders',
-} as const satisfies Record<string, TrackedTableName>;
-
-export type AckEntityType = keyof typeof ACK_ENTITY_TABLES;
+/** What the detailed acknowledgement takes: the entities with external ids, from their descriptors. */
+export type AckEntityType = KeyedEntity['entityType'];
+export const ACK_ENTITY_TYPES: readonly AckEntityType[] = KEYED_ENTITIES.map((e) => e.entityType);
 
 /**
  * The detailed acknowledgement (SPEC 4.2): acknowledges the change record exactly like the
@@ -164,9 +152,9 @@ export async function acknowledgeUpdate(
   note?: string | null,
 ): Promise<{ success: true; acknowledged: number; resolvedFailures: number }> {
   const { id } = item;
-  const label = entityType[0]!.toUpperCase() + entityType.slice(1).replace('_', ' ');
+  const entity = KEYED_ENTITIES.find((e) => e.entityType === entityType)!;
   return prisma.$transaction(async (tx) => {
-    const record = await acknowledgeOne(tx, ACK_ENTITY_TABLES[entityType], label, caller.reader, item);
+    const record = await acknowledgeOne(tx, entity.table, capitalize(entity.noun.one), caller.reader, item);
     const { count } = await tx.syncFailure.updateMany({
       where: {
         status: 'open',

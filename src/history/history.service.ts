@@ -1,7 +1,7 @@
-import type { PrismaClient } from '../generated/prisma/client';
+import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { notFound, validationFailed, type ErrorDetail } from '../errors/app-error';
 import { HISTORY_ENTITY_TYPES, type HistoryEntityType } from '../changes/history-writes';
-import type { SqlRunner } from '../changes/tracked-table';
+import { trackedTable, type SqlRunner } from '../changes/ledger';
 
 /** Entries per record when no limit is given, and the most one call may ask for (ADR 0031). */
 export const DEFAULT_HISTORY_LIMIT = 20;
@@ -63,7 +63,7 @@ export function historyLimit(limit: number | null | undefined): number {
   return limit ?? DEFAULT_HISTORY_LIMIT;
 }
 
-const SELECT_ENTRY = 'h.record_id, h.revision, h.changed_at, h.token_name, h.old_values, h.new_values';
+const SELECT_ENTRY = Prisma.sql`h.record_id, h.revision, h.changed_at, h.token_name, h.old_values, h.new_values`;
 
 function toEntry(row: HistoryRow): HistoryEntryShape {
   const fields = Object.keys(row.new_values).sort();
@@ -88,16 +88,13 @@ export async function historyOfRecords(
   recordIds: readonly number[],
   limit: number,
 ): Promise<Map<number, HistoryEntryShape[]>> {
-  const rows = await db.$queryRawUnsafe<HistoryRow[]>(
-    `SELECT ${SELECT_ENTRY}
-       FROM (SELECT (jsonb_array_elements_text($2::jsonb))::int AS id) AS r
+  const ids = JSON.stringify([...new Set(recordIds)]);
+  const rows = await db.$queryRaw<HistoryRow[]>`
+    SELECT ${SELECT_ENTRY}
+       FROM (SELECT (jsonb_array_elements_text(${ids}::jsonb))::int AS id) AS r
        CROSS JOIN LATERAL (SELECT * FROM change_history AS h
-                            WHERE h.entity_type = $1 AND h.record_id = r.id ORDER BY h.id DESC LIMIT $3) AS h
-      ORDER BY h.id DESC`,
-    entityType,
-    JSON.stringify([...new Set(recordIds)]),
-    limit,
-  );
+                            WHERE h.entity_type = ${entityType} AND h.record_id = r.id ORDER BY h.id DESC LIMIT ${limit}::int) AS h
+      ORDER BY h.id DESC`;
   const byRecord = new Map<number, HistoryEntryShape[]>(recordIds.map((id) => [id, []]));
   for (const row of rows) byRecord.get(row.record_id)!.push(toEntry(row));
   return byRecord;
@@ -121,19 +118,16 @@ export async function historyByExternalId(
   const key = entityType === 'price_item' ? 'product_external_id' : 'external_id';
   const records = await prisma.$queryRawUnsafe<Array<{ id: number; pricelist_external_id: string | null }>>(
     `SELECT id, ${entityType === 'price_item' ? 'pricelist_external_id' : 'NULL::text AS pricelist_external_id'}
-       FROM "${table}" WHERE ${key} = $1`,
+       FROM ${trackedTable(table)} WHERE ${key} = $1`,
     args.externalId,
   );
   if (records.length === 0) throw notFound(entityType === 'price_item' ? 'Price items of product' : labelOf(entityType), args.externalId);
   const pricelists = new Map(records.map((r) => [r.id, r.pricelist_external_id]));
-  const rows = await prisma.$queryRawUnsafe<HistoryRow[]>(
-    `SELECT ${SELECT_ENTRY} FROM change_history AS h
-      WHERE h.entity_type = $1 AND h.record_id IN (SELECT (jsonb_array_elements_text($2::jsonb))::int)
-      ORDER BY h.id DESC LIMIT $3`,
-    entityType,
-    JSON.stringify([...pricelists.keys()]),
-    limit,
-  );
+  const ids = JSON.stringify([...pricelists.keys()]);
+  const rows = await prisma.$queryRaw<HistoryRow[]>`
+    SELECT ${SELECT_ENTRY} FROM change_history AS h
+      WHERE h.entity_type = ${entityType} AND h.record_id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::int)
+      ORDER BY h.id DESC LIMIT ${limit}::int`;
   return {
     entityType,
     externalId: args.externalId,

@@ -21,9 +21,8 @@ export function createReadiness(options: {
   return async (): Promise<Readiness> => {
     const checks: Readiness['checks'] = {};
     try {
-      const applied = await options.prisma.$queryRawUnsafe<Array<{ migration_name: string }>>(
-        'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
-      );
+      const applied = await options.prisma.$queryRaw<Array<{ migration_name: string }>>`
+        SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
       checks.database = 'ok';
       const names = new Set(applied.map((r) => r.migration_name));
       const missing = (await expected).filter((m) => !names.has(m));

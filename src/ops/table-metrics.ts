@@ -1,5 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { PrismaClient } from '../generated/prisma/client';
+import { Prisma, type PrismaClient } from '../generated/prisma/client';
 
 /** The tables that grow with traffic and that retention prunes (ADRs 0021, 0031). */
 export const RETAINED_TABLES = ['outbound_queue_items', 'delivery_attempts', 'sync_failures', 'change_history'] as const;
@@ -17,16 +17,16 @@ export function registerTableGauges(registry: Registry, prisma: PrismaClient): v
   const read = () => {
     if (sizes && performance.now() - readAt < 1_000) return sizes;
     readAt = performance.now();
-    const query = prisma.$queryRawUnsafe<Array<{ table: string; rows: number; bytes: number }>>(
-      RETAINED_TABLES.map(
-        (t) =>
-          `SELECT '${t}' AS table,
+    // The names are this module's constants; only count(*) needs one as an identifier.
+    const perTable = RETAINED_TABLES.map(
+      (t) =>
+        Prisma.sql`SELECT ${t}::text AS table,
                     (CASE WHEN COALESCE(s.last_autoanalyze, s.last_analyze) IS NOT NULL THEN s.n_live_tup
-                          ELSE (SELECT count(*) FROM "${t}") END)::float8 AS rows,
-                    pg_total_relation_size('"${t}"'::regclass)::float8 AS bytes
-               FROM (SELECT 1) AS one LEFT JOIN pg_stat_user_tables s ON s.relid = '"${t}"'::regclass`,
-      ).join(' UNION ALL '),
+                          ELSE (SELECT count(*) FROM ${Prisma.raw(`"${t}"`)}) END)::float8 AS rows,
+                    pg_total_relation_size(${t}::regclass)::float8 AS bytes
+               FROM (SELECT 1) AS one LEFT JOIN pg_stat_user_tables s ON s.relid = ${t}::regclass`,
     );
+    const query = prisma.$queryRaw<Array<{ table: string; rows: number; bytes: number }>>(Prisma.join(perTable, ' UNION ALL '));
     // A failed read (the database away) is not kept: the next scrape asks again.
     sizes = query.catch((error: unknown) => {
       sizes = undefined;

@@ -1,6 +1,6 @@
-import { trackedRoutes } from '../changes/tracked-routes';
+import { trackedRoutes } from '../changes/tracked.routes';
 import type { RestRoute } from '../rest/route-table';
-import { MAX_PARTNERS_PER_REQUEST, partnerInput } from './partner.input';
+import { partnerEntity } from './partner.entity';
 
 const exampleRecord = {
   id: 12,
@@ -36,25 +36,13 @@ const partnerNodeFields = {
 };
 
 export const partnerRoutes: RestRoute[] = [
-  ...trackedRoutes({
-    tag: 'Partners',
-    noun: 'partner',
-    plural: 'partners',
-    fields: { sync: 'syncPartners', list: 'updatedPartners', ackOne: 'acknowledgePartner', ackMany: 'acknowledgePartners' },
-    syncPath: '/v1/partners',
-    updatedPath: '/v1/updated-partners',
-    listArg: 'partners',
-    maxItems: MAX_PARTNERS_PER_REQUEST,
-    input: {
-      name: 'PartnerInput',
-      schema: partnerInput,
-      rules:
-        'external_id is required (1-255 characters); erp_id (integer), name (string), type (B billing, C contact, D delivery, O anonymous shipment) ' +
-        'and parent_external_id are checked; every other field is kept in data and diffed too. ' +
-        'A batch is applied parents first, whatever its order; a parent may be in the same batch or already stored. ' +
-        'A record whose parent is unknown, or that is part of a circular reference (inside the batch or closed through stored partners), ' +
-        'is rejected with an error on parent_external_id that names the cycle ("circular reference: A → B → A"); children of a rejected new partner are rejected too; the rest of the batch is stored.',
-    },
+  ...trackedRoutes(partnerEntity, {
+    rules:
+      'external_id is required (1-255 characters); erp_id (integer), name (string), type (B billing, C contact, D delivery, O anonymous shipment) ' +
+      'and parent_external_id are checked; every other field is kept in data and diffed too. ' +
+      'A batch is applied parents first, whatever its order; a parent may be in the same batch or already stored. ' +
+      'A record whose parent is unknown, or that is part of a circular reference (inside the batch or closed through stored partners), ' +
+      'is rejected with an error on parent_external_id that names the cycle ("circular reference: A → B → A"); children of a rejected new partner are rejected too; the rest of the batch is stored.',
     listDescription: 'Records add parentExternalId, parentId (middleware id of the parent) and type. ',
     example: {
       input: { external_id: 'CUST-7-DELIVERY', type: 'D', parent_external_id: 'CUST-7', name: 'Warehouse gate 2' },
@@ -64,8 +52,8 @@ export const partnerRoutes: RestRoute[] = [
   {
     field: 'Query.partnerHierarchy',
     method: 'GET',
-    path: '/v1/updated-partners/:id/hierarchy',
-    tag: 'Partners',
+    path: `${partnerEntity.listPath}/:id/hierarchy`,
+    tag: partnerEntity.tag,
     summary: 'The whole partner tree of a partner',
     description:
       'The tree the partner belongs to, from its root: {"root": node}, where a node is the partner record (the fields of the change list) ' +

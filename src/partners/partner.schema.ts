@@ -1,9 +1,11 @@
-import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
+import { storedValue } from '../validation/stored-value';
 import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
-import { MAX_PARTNERS_PER_REQUEST, PARTNER_TYPES } from './partner.input';
+import { PARTNER_TYPES } from './partner.input';
+import { partnerEntity } from './partner.entity';
 import { listPartners, listUpdatedPartners, partnerHierarchy, syncPartners } from './partner.service';
 
 export const PartnerTypeEnum = builder.enumType('PartnerType', {
@@ -11,7 +13,7 @@ export const PartnerTypeEnum = builder.enumType('PartnerType', {
   values: PARTNER_TYPES,
 });
 
-const partnerType = (value: string | null) => value as (typeof PARTNER_TYPES)[number] | null;
+const partnerType = (value: string | null) => (value === null ? null : storedValue(PARTNER_TYPES, value, 'partners.type'));
 
 /** A partner with pending changes: SPEC 2.1 plus parentExternalId, parentId and type. */
 export const PartnerChange = builder.prismaObject('Partner', {
@@ -52,7 +54,7 @@ const PartnerFilter = builder.inputType('PartnerFilter', {
 });
 
 builder.queryFields((t) => ({
-  updatedPartners: t.field({
+  [partnerEntity.operations.list]: t.field({
     type: pageOf('PartnerChangePage', PartnerChange),
     description: 'Partners with pending changes, ordered by updatedAt then id.',
     args: changeListArgs,
@@ -79,9 +81,4 @@ builder.queryFields((t) => ({
   }),
 }));
 
-registerTrackedOperations({
-  table: 'partners',
-  label: 'Partner',
-  names: { ackOne: 'acknowledgePartner', ackMany: 'acknowledgePartners', pendingCount: 'partners' },
-  sync: { name: 'syncPartners', listArg: 'partners', maxItems: MAX_PARTNERS_PER_REQUEST, run: syncPartners },
-});
+registerTrackedOperations(partnerEntity, syncPartners);

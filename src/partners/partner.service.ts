@@ -1,13 +1,12 @@
 import type { Partner, PrismaClient } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { PageShape, SyncErrorShape, SyncResultShape } from '../changes/results';
-import type { PageArgs } from '../changes/pagination';
-import { RECENT_ORDER, changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
-import { syncResult, validateBatch } from '../changes/tracked-service';
-import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
+import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type PageArgs } from '../changes/page';
+import { syncResult, validateBatch } from '../changes/tracked.service';
+import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/upsert';
 import { toSourceTime } from '../changes/source-time';
 import type { PushedBy } from '../changes/history-writes';
-import type { SqlRunner } from '../changes/tracked-table';
+import type { SqlRunner } from '../changes/ledger';
 import { MAX_PARTNERS_PER_REQUEST, partnerInput } from './partner.input';
 import { planPartnerBatch } from './partner-tree';
 
@@ -32,7 +31,7 @@ export async function syncPartners(
 ): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, partnerInput, { argName: 'partners', maxItems: MAX_PARTNERS_PER_REQUEST });
   const { reports, order, rejected } = await inPushTransaction(prisma, dryRun, async (tx) => {
-    await tx.$queryRawUnsafe(`SELECT 1 AS locked FROM pg_advisory_xact_lock(${PARTNER_TREE_LOCK})`);
+    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${PARTNER_TREE_LOCK}::bigint)`;
     const links = valid.map(({ value }, index) => ({
       index,
       externalId: value.external_id,
@@ -74,29 +73,26 @@ export async function syncPartners(
 
 /** The stored parent of each given partner and of all its stored ancestors. */
 async function storedAncestry(tx: SqlRunner, externalIds: string[]): Promise<Map<string, string | null>> {
-  const rows = await tx.$queryRawUnsafe<Array<{ external_id: string; parent_external_id: string | null }>>(
-    `WITH RECURSIVE up AS (
+  const ids = JSON.stringify([...new Set(externalIds)]);
+  const rows = await tx.$queryRaw<Array<{ external_id: string; parent_external_id: string | null }>>`
+    WITH RECURSIVE up AS (
        SELECT external_id, parent_external_id FROM partners
-        WHERE external_id IN (SELECT jsonb_array_elements_text($1::jsonb))
+        WHERE external_id IN (SELECT jsonb_array_elements_text(${ids}::jsonb))
        UNION
        SELECT p.external_id, p.parent_external_id FROM partners p JOIN up ON p.external_id = up.parent_external_id
-     ) SELECT external_id, parent_external_id FROM up`,
-    JSON.stringify([...new Set(externalIds)]),
-  );
+     ) SELECT external_id, parent_external_id FROM up`;
   return new Map(rows.map((r) => [r.external_id, r.parent_external_id]));
 }
 
 /** parent_id follows parent_external_id; every parent exists by now (the plan checked it). */
 async function resolveParentIds(tx: SqlRunner, externalIds: string[]): Promise<void> {
   if (externalIds.length === 0) return;
-  await tx.$executeRawUnsafe(
-    `WITH resolved AS (
+  await tx.$executeRaw`
+    WITH resolved AS (
        SELECT c.id, (SELECT p.id FROM partners p WHERE p.external_id = c.parent_external_id) AS parent_id
-         FROM partners c WHERE c.external_id IN (SELECT jsonb_array_elements_text($1::jsonb)))
+         FROM partners c WHERE c.external_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(externalIds)}::jsonb)))
      UPDATE partners AS c SET parent_id = r.parent_id
-       FROM resolved r WHERE c.id = r.id AND c.parent_id IS DISTINCT FROM r.parent_id`,
-    JSON.stringify(externalIds),
-  );
+       FROM resolved r WHERE c.id = r.id AND c.parent_id IS DISTINCT FROM r.parent_id`;
 }
 
 export function listUpdatedPartners(db: ChangeListSource, reader: string, args: PageArgs): Promise<PageShape<Partner>> {
@@ -138,23 +134,19 @@ export function partnerRecord(p: Partner) {
 
 /** The whole tree a partner belongs to, from its root; built without recursion. */
 export async function partnerHierarchy(prisma: PrismaClient, id: number): Promise<{ root: PartnerNode }> {
-  const [top] = await prisma.$queryRawUnsafe<Array<{ id: number }>>(
-    `WITH RECURSIVE up AS (
-       SELECT id, parent_id, 0 AS level FROM partners WHERE id = $1
+  const [top] = await prisma.$queryRaw<Array<{ id: number }>>`
+    WITH RECURSIVE up AS (
+       SELECT id, parent_id, 0 AS level FROM partners WHERE id = ${id}::int
        UNION ALL
        SELECT p.id, p.parent_id, up.level + 1 FROM partners p JOIN up ON p.id = up.parent_id WHERE up.level < 100000
-     ) SELECT id FROM up ORDER BY level DESC LIMIT 1`,
-    id,
-  );
+     ) SELECT id FROM up ORDER BY level DESC LIMIT 1`;
   if (!top) throw notFound('Partner', id);
-  const members = await prisma.$queryRawUnsafe<Array<{ id: number }>>(
-    `WITH RECURSIVE down AS (
-       SELECT id FROM partners WHERE id = $1
+  const members = await prisma.$queryRaw<Array<{ id: number }>>`
+    WITH RECURSIVE down AS (
+       SELECT id FROM partners WHERE id = ${top.id}::int
        UNION
        SELECT p.id FROM partners p JOIN down ON p.parent_id = down.id
-     ) SELECT id FROM down`,
-    top.id,
-  );
+     ) SELECT id FROM down`;
   const partners = await prisma.partner.findMany({ where: { id: { in: members.map((m) => m.id) } }, orderBy: { id: 'asc' } });
   const nodes = new Map<number, PartnerNode>(partners.map((p) => [p.id, { ...partnerRecord(p), children: [] }]));
   for (const p of partners) {

@@ -1,5 +1,6 @@
-import { CHANGE_LIST_RULES, batchAckRoute } from '../changes/tracked-routes';
+import { CHANGE_LIST_RULES, batchAckRoute, changeListRoute } from '../changes/tracked.routes';
 import type { RestRoute } from '../rest/route-table';
+import { priceItemEntity } from './price-item.entity';
 
 const exampleItem = {
   id: 301,
@@ -16,28 +17,18 @@ const exampleItem = {
 };
 
 export const pricelistRoutes: RestRoute[] = [
-  {
-    field: 'Query.updatedPriceItems',
-    method: 'GET',
-    path: '/v1/pricelists/updated',
-    tag: 'Pricelists',
+  changeListRoute(priceItemEntity, {
     summary: 'Price items whose price actually changed',
     description:
       'Price items come from the pricelists array of POST /api/v1/products ({pricelist_external_id, pricelist_name, price, start_date?, end_date?}; ' +
       'an entry is complete, a date left out is none). An item is listed when it is new or its price or dates changed; ' +
       'a re-sync with the same price is not listed again, and a pricelist rename alone is not a change. ' +
       'previousPrice is the price before the latest price change. Ordered by updatedAt then id. ' +
-      'Acknowledge with POST /api/v1/pricelists/updated/batch-delete. ' +
+      `Acknowledge with POST /api${priceItemEntity.listPath}/batch-delete. ` +
       CHANGE_LIST_RULES,
-    paginated: true,
     example: { query: '?limit=50', response: { payload: [exampleItem], meta: { total: 1, limit: 50, offset: 0 } } },
-  },
-  batchAckRoute({
-    field: 'Mutation.acknowledgePriceItems',
-    path: '/v1/pricelists/updated/batch-delete',
-    tag: 'Pricelists',
-    summary: 'Acknowledge price items',
   }),
+  batchAckRoute(priceItemEntity, 'Acknowledge price items'),
   {
     field: 'Query.pricelists',
     method: 'GET',

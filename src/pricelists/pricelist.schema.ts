@@ -1,8 +1,9 @@
-import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { registerTrackedOperations } from '../changes/tracked.schema';
 import { REVISION_DESCRIPTION } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
 import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
+import { priceItemEntity } from './price-item.entity';
 import { listPricelistItems, listPricelists, listUpdatedPriceItems, type PricelistSummary } from './pricelist.service';
 
 /** SPEC 2.3, field for field. */
@@ -36,7 +37,7 @@ const Pricelist = builder.objectRef<PricelistSummary>('Pricelist').implement({
 });
 
 builder.queryFields((t) => ({
-  updatedPriceItems: t.field({
+  [priceItemEntity.operations.list]: t.field({
     type: pageOf('PriceItemPage', PriceItem),
     description: 'Price items whose price or dates changed since their last acknowledgement, ordered by updatedAt then id.',
     args: changeListArgs,
@@ -63,8 +64,4 @@ builder.prismaObjectField('Product', 'priceItems', (t) =>
   }),
 );
 
-registerTrackedOperations({
-  table: 'price_items',
-  label: 'Price item',
-  names: { ackMany: 'acknowledgePriceItems', pendingCount: 'priceItems' },
-});
+registerTrackedOperations(priceItemEntity);

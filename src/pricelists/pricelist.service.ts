@@ -1,10 +1,9 @@
 import type { PriceItem, PrismaClient } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { PageShape } from '../changes/results';
-import { resolvePage, type PageArgs } from '../changes/pagination';
-import { pendingFieldsSql, type SqlRunner } from '../changes/tracked-table';
+import { changeListPage, fetchPage, resolvePage, type ChangeListSource, type PageArgs } from '../changes/page';
+import { pendingFieldsSql, trackedTable, type SqlRunner } from '../changes/ledger';
 import { takeChangeClock } from '../changes/change-clock';
-import { changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
 import { HISTORY_COLUMNS, type PushedBy } from '../changes/history-writes';
 import type { PriceItemInput } from './pricelist.input';
 
@@ -42,9 +41,9 @@ export async function upsertPriceItems(
                                                         price double precision, start_date date, end_date date)
      ), old AS (
        SELECT t.id, t.revision, t.price, t.start_date, t.end_date
-         FROM price_items AS t JOIN v USING (pricelist_external_id, product_external_id)
+         FROM ${trackedTable('price_items')} AS t JOIN v USING (pricelist_external_id, product_external_id)
      ), upserted AS (
-       INSERT INTO price_items AS t (pricelist_external_id, pricelist_name, product_external_id, price, start_date, end_date,
+       INSERT INTO ${trackedTable('price_items')} AS t (pricelist_external_id, pricelist_name, product_external_id, price, start_date, end_date,
                                      revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at)
        SELECT v.pricelist_external_id, v.pricelist_name, v.product_external_id, v.price, v.start_date, v.end_date,
               1, 0, '{"price":1,"start_date":1,"end_date":1}'::jsonb, ARRAY['end_date','price','start_date'], true, true, now(), $2::timestamptz
@@ -76,7 +75,7 @@ export async function upsertPriceItems(
   if (written.length === 0) return;
   // changed_fields derives from the field_revisions just written, hence a second statement.
   await tx.$executeRawUnsafe(
-    `UPDATE price_items SET changed_fields = ${pendingFieldsSql('field_revisions', 'acked_revision')}
+    `UPDATE ${trackedTable('price_items')} SET changed_fields = ${pendingFieldsSql('field_revisions', 'acked_revision')}
       WHERE id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
     JSON.stringify(written.map((w) => w.id)),
   );
@@ -93,16 +92,13 @@ export type PricelistSummary = { id: string; name: string; itemCount: number };
 export async function listPricelists(prisma: PrismaClient, args: PageArgs): Promise<PageShape<PricelistSummary>> {
   const page = resolvePage(args);
   const [rows, counted] = await Promise.all([
-    prisma.$queryRawUnsafe<Array<{ id: string; name: string; item_count: number }>>(
-      `SELECT pricelist_external_id AS id,
+    prisma.$queryRaw<Array<{ id: string; name: string; item_count: number }>>`
+      SELECT pricelist_external_id AS id,
               (array_agg(pricelist_name ORDER BY updated_at DESC, id DESC))[1] AS name,
               count(*)::int AS item_count
          FROM price_items GROUP BY pricelist_external_id ORDER BY pricelist_external_id
-        LIMIT $1 OFFSET $2`,
-      page.limit,
-      page.offset,
-    ),
-    prisma.$queryRawUnsafe<Array<{ n: number }>>('SELECT count(DISTINCT pricelist_external_id)::int AS n FROM price_items'),
+        LIMIT ${page.limit}::int OFFSET ${page.offset}::int`,
+    prisma.$queryRaw<Array<{ n: number }>>`SELECT count(DISTINCT pricelist_external_id)::int AS n FROM price_items`,
   ]);
   return {
     payload: rows.map((r) => ({ id: r.id, name: r.name, itemCount: r.item_count })),

@@ -1,23 +1,11 @@
-import { trackedRoutes } from '../changes/tracked-routes';
+import { trackedRoutes } from '../changes/tracked.routes';
 import type { RestRoute } from '../rest/route-table';
-import { MAX_PRODUCTS_PER_REQUEST, productInput } from './product.input';
+import { productEntity } from './product.entity';
 
-export const productRoutes: RestRoute[] = trackedRoutes({
-  tag: 'Products',
-  noun: 'product',
-  plural: 'products',
-  fields: { sync: 'syncProducts', list: 'updatedProducts', ackOne: 'acknowledgeProduct', ackMany: 'acknowledgeProducts' },
-  syncPath: '/v1/products',
-  updatedPath: '/v1/updated-products',
-  listArg: 'products',
-  maxItems: MAX_PRODUCTS_PER_REQUEST,
-  input: {
-    name: 'ProductInput',
-    schema: productInput,
-    rules:
-      'external_id is required (1-255 characters); erp_id (integer), name, description (strings) and price (number >= 0) are checked; ' +
-      'every other field is kept in data and diffed too.',
-  },
+export const productRoutes: RestRoute[] = trackedRoutes(productEntity, {
+  rules:
+    'external_id is required (1-255 characters); erp_id (integer), name, description (strings) and price (number >= 0) are checked; ' +
+    'every other field is kept in data and diffed too.',
   example: {
     input: { external_id: 'SKU-1001', erp_id: 1001, name: 'Espresso cup', price: 7.5 },
     record: {

@@ -1,9 +1,9 @@
-import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
 import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
-import { MAX_PRODUCTS_PER_REQUEST } from './product.input';
+import { productEntity } from './product.entity';
 import { listProducts, listUpdatedProducts, syncProducts } from './product.service';
 
 /** A product with pending changes, exactly the record of SPEC 2.1. */
@@ -29,7 +29,7 @@ const ProductFilter = builder.inputType('ProductFilter', {
 });
 
 builder.queryFields((t) => ({
-  updatedProducts: t.field({
+  [productEntity.operations.list]: t.field({
     type: pageOf('ProductChangePage', ProductChange),
     description:
       'Products with pending changes, ordered by updatedAt then id. Listing a record records the revision shown, which a later acknowledgement covers.',
@@ -51,9 +51,4 @@ builder.queryFields((t) => ({
   }),
 }));
 
-registerTrackedOperations({
-  table: 'products',
-  label: 'Product',
-  names: { ackOne: 'acknowledgeProduct', ackMany: 'acknowledgeProducts', pendingCount: 'products' },
-  sync: { name: 'syncProducts', listArg: 'products', maxItems: MAX_PRODUCTS_PER_REQUEST, run: syncProducts },
-});
+registerTrackedOperations(productEntity, syncProducts);

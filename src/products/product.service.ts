@@ -1,9 +1,8 @@
 import type { PrismaClient, Product } from '../generated/prisma/client';
 import type { PageShape, SyncResultShape } from '../changes/results';
-import type { PageArgs } from '../changes/pagination';
-import { RECENT_ORDER, changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
-import { syncResult, validateBatch } from '../changes/tracked-service';
-import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/tracked-sync';
+import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type PageArgs } from '../changes/page';
+import { syncResult, validateBatch } from '../changes/tracked.service';
+import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/upsert';
 import { toSourceTime } from '../changes/source-time';
 import type { PushedBy } from '../changes/history-writes';
 import { upsertPriceItems } from '../pricelists/pricelist.service';

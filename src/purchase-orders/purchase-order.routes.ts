@@ -1,7 +1,14 @@
-import { z } from 'zod';
-import { CHANGE_LIST_RULES, DRY_RUN_RULE, SOURCE_TIME_RULE, SYNC_RESULT_EXAMPLE, batchAckRoute } from '../changes/tracked-routes';
+import {
+  CHANGE_LIST_RULES,
+  DRY_RUN_RULE,
+  SOURCE_TIME_RULE,
+  SYNC_RESULT_EXAMPLE,
+  batchAckRoute,
+  changeListRoute,
+  pushRoute,
+} from '../changes/tracked.routes';
 import type { RestRoute } from '../rest/route-table';
-import { MAX_PURCHASE_ORDERS_PER_REQUEST, purchaseOrderInput } from './purchase-order.input';
+import { purchaseOrderEntity } from './purchase-order.entity';
 
 const exampleInput = {
   external_id: 'PO-5001',
@@ -12,46 +19,26 @@ const exampleInput = {
 };
 
 export const purchaseOrderRoutes: RestRoute[] = [
-  {
-    field: 'Mutation.syncPurchaseOrders',
-    method: 'POST',
-    path: '/v1/purchase-orders',
-    tag: 'Purchase orders',
+  pushRoute(purchaseOrderEntity, {
     summary: 'Push purchase orders directly',
     description:
-      `Body: one purchase order object, or {"purchase_orders": [...]} with up to ${MAX_PURCHASE_ORDERS_PER_REQUEST.toLocaleString('en')} orders (more is 413). ` +
+      `Body: one purchase order object, or {"purchase_orders": [...]} with up to ${purchaseOrderEntity.push.maxItems.toLocaleString('en')} orders (more is 413). ` +
       'The alternative to extraction: a product pushed to POST /api/v1/products may carry purchase_orders with the same shape, stored by the same service. ' +
       'external_id, supplier_external_id and lines ([{product_external_id, quantity, price}]) are required; erp_id, state and order_date (YYYY-MM-DD or ISO 8601) are optional; ' +
       'other fields are kept in data. Lines are complete: the lines sent replace the stored ones, and any line change is reported as "lines". ' +
       'Bad records are listed in errors; the others are stored. Optional query parameter or body field context labels the change. ' +
       `${SOURCE_TIME_RULE} ${DRY_RUN_RULE}`,
-    singleItemArg: 'purchase_orders',
-    queryArgs: ['context', 'dry_run'],
-    bodyLists: {
-      purchase_orders: {
-        maxItems: MAX_PURCHASE_ORDERS_PER_REQUEST,
-        items: {
-          name: 'PurchaseOrderInput',
-          schema: z.toJSONSchema(purchaseOrderInput, { target: 'openapi-3.0' }) as Record<string, unknown>,
-        },
-      },
-    },
     example: {
       request: { purchase_orders: [exampleInput] },
       response: SYNC_RESULT_EXAMPLE,
     },
-  },
-  {
-    field: 'Query.updatedPurchaseOrders',
-    method: 'GET',
-    path: '/v1/purchase-orders/updated',
-    tag: 'Purchase orders',
+  }),
+  changeListRoute(purchaseOrderEntity, {
     summary: 'Purchase orders with pending changes',
     description:
       'Change records with changedFields ("lines" for any line change), ordered by updatedAt then id. ' +
-      'Acknowledge with POST /api/v1/purchase-orders/updated/batch-delete. ' +
+      `Acknowledge with POST /api${purchaseOrderEntity.listPath}/batch-delete. ` +
       CHANGE_LIST_RULES,
-    paginated: true,
     example: {
       response: {
         payload: [
@@ -72,13 +59,8 @@ export const purchaseOrderRoutes: RestRoute[] = [
         meta: { total: 1, limit: 50, offset: 0 },
       },
     },
-  },
-  batchAckRoute({
-    field: 'Mutation.acknowledgePurchaseOrders',
-    path: '/v1/purchase-orders/updated/batch-delete',
-    tag: 'Purchase orders',
-    summary: 'Acknowledge purchase orders',
   }),
+  batchAckRoute(purchaseOrderEntity, 'Acknowledge purchase orders'),
   {
     field: 'Query.purchaseOrder',
     method: 'GET',

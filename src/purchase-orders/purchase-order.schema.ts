@@ -1,10 +1,10 @@
-import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord } from '../changes/tracked-fields';
 import { notFound } from '../errors/app-error';
 import { builder } from '../graphql/builder';
 import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
-import { MAX_PURCHASE_ORDERS_PER_REQUEST } from './purchase-order.input';
+import { purchaseOrderEntity } from './purchase-order.entity';
 import { listPurchaseOrders, listUpdatedPurchaseOrders, syncPurchaseOrders } from './purchase-order.service';
 
 const dataOf = (o: { data: unknown }) => o.data as Record<string, unknown>;
@@ -50,7 +50,7 @@ const PurchaseOrderFilter = builder.inputType('PurchaseOrderFilter', {
 
 // updatedPurchaseOrders is declared before purchaseOrder so that /purchase-orders/updated is routed before /purchase-orders/{id}.
 builder.queryFields((t) => ({
-  updatedPurchaseOrders: t.field({
+  [purchaseOrderEntity.operations.list]: t.field({
     type: pageOf('PurchaseOrderChangePage', PurchaseOrderChange),
     description: 'Purchase orders with pending changes, ordered by updatedAt then id.',
     args: changeListArgs,
@@ -74,9 +74,4 @@ builder.queryFields((t) => ({
   }),
 }));
 
-registerTrackedOperations({
-  table: 'purchase_orders',
-  label: 'Purchase order',
-  names: { ackMany: 'acknowledgePurchaseOrders', pendingCount: 'purchaseOrders' },
-  sync: { name: 'syncPurchaseOrders', listArg: 'purchase_orders', maxItems: MAX_PURCHASE_ORDERS_PER_REQUEST, run: syncPurchaseOrders },
-});
+registerTrackedOperations(purchaseOrderEntity, syncPurchaseOrders);

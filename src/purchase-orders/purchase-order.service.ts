@@ -1,12 +1,11 @@
 import type { PrismaClient, PurchaseOrder } from '../generated/prisma/client';
 import type { PageShape, SyncResultShape } from '../changes/results';
-import type { PageArgs } from '../changes/pagination';
-import { RECENT_ORDER, changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
-import { syncResult, validateBatch } from '../changes/tracked-service';
-import { inPushTransaction, upsertTracked, type RecordReport, type TrackedTableSpec } from '../changes/tracked-sync';
+import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type PageArgs } from '../changes/page';
+import { syncResult, validateBatch } from '../changes/tracked.service';
+import { inPushTransaction, upsertTracked, type RecordReport, type TrackedTableSpec } from '../changes/upsert';
 import { toSourceTime } from '../changes/source-time';
 import type { PushedBy } from '../changes/history-writes';
-import type { SqlRunner } from '../changes/tracked-table';
+import type { SqlRunner } from '../changes/ledger';
 import { MAX_PURCHASE_ORDERS_PER_REQUEST, purchaseOrderInput, type PurchaseOrderInput } from './purchase-order.input';
 
 const purchaseOrderTable: TrackedTableSpec = {
@@ -42,21 +41,17 @@ export async function upsertPurchaseOrders(
   );
   const relined = written.filter((w) => w.changed.has('lines'));
   if (relined.length > 0) {
-    await tx.$executeRawUnsafe(
-      `DELETE FROM purchase_order_lines WHERE purchase_order_id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
-      JSON.stringify(relined.map((w) => w.id)),
-    );
+    await tx.$executeRaw`DELETE FROM purchase_order_lines
+      WHERE purchase_order_id IN (SELECT (jsonb_array_elements_text(${JSON.stringify(relined.map((w) => w.id))}::jsonb))::int)`;
     const lines = relined.flatMap((w) =>
       (w.data.lines as PurchaseOrderInput['lines']).map((line, position) => ({ purchase_order_id: w.id, position, ...line })),
     );
     if (lines.length > 0) {
-      await tx.$executeRawUnsafe(
-        `INSERT INTO purchase_order_lines (purchase_order_id, position, product_external_id, quantity, price)
+      await tx.$executeRaw`
+        INSERT INTO purchase_order_lines (purchase_order_id, position, product_external_id, quantity, price)
          SELECT v.purchase_order_id, v.position, v.product_external_id, v.quantity, v.price
-           FROM jsonb_to_recordset($1::jsonb)
-             AS v(purchase_order_id int, position int, product_external_id text, quantity double precision, price double precision)`,
-        JSON.stringify(lines),
-      );
+           FROM jsonb_to_recordset(${JSON.stringify(lines)}::jsonb)
+             AS v(purchase_order_id int, position int, product_external_id text, quantity double precision, price double precision)`;
     }
   }
   return reports;

@@ -1,10 +1,11 @@
+import { trackedTable } from '../changes/ledger';
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
 import type { PrismaClient } from '../generated/prisma/client';
 import { AppError, validationFailed, type ErrorDetail } from '../errors/app-error';
 import { replayRows } from '../changes/resync';
-import { inTransaction } from '../changes/tracked-sync';
-import { DIGESTED_TYPES, ENTITY_TABLES, ENTITY_TYPES, entityTypeOf } from './entity-types';
+import { inTransaction } from '../changes/upsert';
+import { DIGESTED_TYPES, ENTITY_TYPES, entityTypeOf, tableOfType } from './entity-types';
 import { selectionOf } from './resync.service';
 
 export const MAX_RECONCILE_ITEMS = 10_000;
@@ -45,7 +46,7 @@ export async function reconciliationSummary(prisma: PrismaClient, now = new Date
     ENTITY_TYPES.map(
       (type) => `SELECT '${type}' AS entity_type, count(*)::int AS records, (count(*) FILTER (WHERE pending))::int AS pending,
                         (count(*) FILTER (WHERE acked_revision = 0))::int AS never, min(updated_at) FILTER (WHERE pending) AS oldest,
-                        max(updated_at) AS last_push, max(acknowledged_at) AS last_ack FROM "${ENTITY_TABLES[type]}"`,
+                        max(updated_at) AS last_push, max(acknowledged_at) AS last_ack FROM ${trackedTable(tableOfType(type))}`,
     ).join(' UNION ALL '),
   );
   return {
@@ -92,7 +93,7 @@ export type ReconcileResult = {
  */
 export async function reconcile(prisma: PrismaClient, entityTypeName: string, request: ReconcileRequest): Promise<ReconcileResult> {
   const entityType = entityTypeOf(entityTypeName, 'entityType', DIGESTED_TYPES);
-  const table = ENTITY_TABLES[entityType];
+  const table = tableOfType(entityType);
   const items = checkItems(request.items);
   const sent = new Map(items.map((i) => [i.external_id, i]));
   const ids = [...sent.keys()];
@@ -104,11 +105,11 @@ export async function reconcile(prisma: PrismaClient, entityTypeName: string, re
   if (to !== null && compareBytes(from, to) > 0) throw validationFailed([{ field: 'after', message: 'Must be before to' }]);
   const [stored, absent] = await Promise.all([
     prisma.$queryRawUnsafe<Array<{ external_id: string; data: Record<string, unknown>; pending: boolean }>>(
-      `SELECT external_id, data, pending FROM "${table}" WHERE external_id IN (SELECT jsonb_array_elements_text($1::jsonb))`,
+      `SELECT external_id, data, pending FROM ${trackedTable(table)} WHERE external_id IN (SELECT jsonb_array_elements_text($1::jsonb))`,
       JSON.stringify(ids),
     ),
     prisma.$queryRawUnsafe<Array<{ external_id: string }>>(
-      `SELECT external_id FROM "${table}"
+      `SELECT external_id FROM ${trackedTable(table)}
         WHERE acked_revision > 0 AND ${lower} AND ($3::text IS NULL OR external_id COLLATE "C" <= $3)
           AND external_id NOT IN (SELECT jsonb_array_elements_text($1::jsonb))
         ORDER BY external_id COLLATE "C" LIMIT ${MAX_RECONCILE_ITEMS}`,

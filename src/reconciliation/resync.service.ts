@@ -1,8 +1,8 @@
 import type { PrismaClient } from '../generated/prisma/client';
 import { AppError, validationFailed, type ErrorDetail } from '../errors/app-error';
 import { countRows, replayRows, type ResyncSelection } from '../changes/resync';
-import { inTransaction } from '../changes/tracked-sync';
-import { ENTITY_TABLES, entityTypeOf, type EntityType } from './entity-types';
+import { inTransaction } from '../changes/upsert';
+import { entityTypeOf, tableOfType, type EntityType } from './entity-types';
 
 export const MAX_RESYNC_IDS = 10_000;
 const PARTNER_TYPES = ['B', 'C', 'D', 'O'];
@@ -25,7 +25,7 @@ export type ResyncRequest = {
 export async function resync(prisma: PrismaClient, request: ResyncRequest, preview = false): Promise<{ resynced: number }> {
   const entityType = entityTypeOf(request.entity_type, 'entity_type');
   const selection = selectionOf(entityType, request);
-  const table = ENTITY_TABLES[entityType];
+  const table = tableOfType(entityType);
   if (preview) return { resynced: await countRows(prisma, table, selection) };
   return { resynced: await inTransaction(prisma, (tx) => replayRows(tx, table, selection)) };
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../changes/pagination';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../changes/page';
 import { fullPath, type RestRoute } from './route-table';
 
 /**

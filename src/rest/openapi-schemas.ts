@@ -1,5 +1,5 @@
 import { isInputObjectType, type GraphQLSchema } from 'graphql';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../changes/pagination';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../changes/page';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- OpenAPI is loose JSON
 
@@ -34,7 +34,7 @@ function nullable(schema: Json): Json {
   return { ...schema, nullable: true, ...(schema.enum ? { enum: [...schema.enum, null] } : {}) };
 }
 
-/** The paging parameters of every list (src/changes/pagination.ts): defaults, and the clamp at MAX_LIMIT (a larger limit is answered with MAX_LIMIT rows). */
+/** The paging parameters of every list (src/changes/page.ts): defaults, and the clamp at MAX_LIMIT (a larger limit is answered with MAX_LIMIT rows). */
 export function describePaging(parameter: Json): void {
   if (parameter.in !== 'query' || !parameter.schema) return;
   if (parameter.name === 'limit') Object.assign(parameter.schema, { minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT });

@@ -1,23 +1,11 @@
-import { trackedRoutes } from '../changes/tracked-routes';
+import { trackedRoutes } from '../changes/tracked.routes';
 import type { RestRoute } from '../rest/route-table';
-import { MAX_SALE_ORDERS_PER_REQUEST, saleOrderInput } from './sale-order.input';
+import { saleOrderEntity } from './sale-order.entity';
 
-export const saleOrderRoutes: RestRoute[] = trackedRoutes({
-  tag: 'Sale orders',
-  noun: 'sale order',
-  plural: 'sale orders',
-  fields: { sync: 'syncSaleOrders', list: 'updatedSaleOrders', ackOne: 'acknowledgeSaleOrder', ackMany: 'acknowledgeSaleOrders' },
-  syncPath: '/v1/sale-orders',
-  updatedPath: '/v1/updated-sale-orders',
-  listArg: 'sale_orders',
-  maxItems: MAX_SALE_ORDERS_PER_REQUEST,
-  input: {
-    name: 'SaleOrderInput',
-    schema: saleOrderInput,
-    rules:
-      'external_id (1-255 characters) and direction (inbound = from the ERP, outbound = to the ERP) are required; ' +
-      'erp_id (integer), partner_external_id (string) and lines (array of objects) are checked; every other field is kept in data and diffed too.',
-  },
+export const saleOrderRoutes: RestRoute[] = trackedRoutes(saleOrderEntity, {
+  rules:
+    'external_id (1-255 characters) and direction (inbound = from the ERP, outbound = to the ERP) are required; ' +
+    'erp_id (integer), partner_external_id (string) and lines (array of objects) are checked; every other field is kept in data and diffed too.',
   listDescription: 'Query parameter direction (inbound or outbound) keeps one direction; any other value is a 400. ',
   example: {
     input: {

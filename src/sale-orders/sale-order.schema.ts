@@ -1,9 +1,11 @@
-import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
+import { storedValue } from '../validation/stored-value';
 import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
-import { MAX_SALE_ORDERS_PER_REQUEST, SALE_ORDER_DIRECTIONS } from './sale-order.input';
+import { SALE_ORDER_DIRECTIONS } from './sale-order.input';
+import { saleOrderEntity } from './sale-order.entity';
 import { listSaleOrders, listUpdatedSaleOrders, syncSaleOrders } from './sale-order.service';
 
 export const SaleOrderDirectionEnum = builder.enumType('SaleOrderDirection', {
@@ -11,7 +13,7 @@ export const SaleOrderDirectionEnum = builder.enumType('SaleOrderDirection', {
   values: SALE_ORDER_DIRECTIONS,
 });
 
-const direction = (value: string) => value as (typeof SALE_ORDER_DIRECTIONS)[number];
+const direction = (value: string) => storedValue(SALE_ORDER_DIRECTIONS, value, 'sale_orders.direction');
 
 /** A sale order with pending changes: the record of SPEC 2.1 plus direction and partner. */
 export const SaleOrderChange = builder.prismaObject('SaleOrder', {
@@ -44,7 +46,7 @@ const SaleOrderFilter = builder.inputType('SaleOrderFilter', {
 });
 
 builder.queryFields((t) => ({
-  updatedSaleOrders: t.field({
+  [saleOrderEntity.operations.list]: t.field({
     type: SaleOrderChangePage,
     description: 'Sale orders with pending changes, ordered by updatedAt then id; optionally of one direction.',
     args: {
@@ -68,9 +70,4 @@ builder.queryFields((t) => ({
   }),
 }));
 
-registerTrackedOperations({
-  table: 'sale_orders',
-  label: 'Sale order',
-  names: { ackOne: 'acknowledgeSaleOrder', ackMany: 'acknowledgeSaleOrders', pendingCount: 'saleOrders' },
-  sync: { name: 'syncSaleOrders', listArg: 'sale_orders', maxItems: MAX_SALE_ORDERS_PER_REQUEST, run: syncSaleOrders },
-});
+registerTrackedOperations(saleOrderEntity, syncSaleOrders);

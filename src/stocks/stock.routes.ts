@@ -1,7 +1,14 @@
-import { z } from 'zod';
-import { CHANGE_LIST_RULES, DRY_RUN_RULE, SOURCE_TIME_RULE, SYNC_RESULT_EXAMPLE, batchAckRoute } from '../changes/tracked-routes';
+import {
+  CHANGE_LIST_RULES,
+  DRY_RUN_RULE,
+  SOURCE_TIME_RULE,
+  SYNC_RESULT_EXAMPLE,
+  batchAckRoute,
+  changeListRoute,
+  pushRoute,
+} from '../changes/tracked.routes';
 import type { RestRoute } from '../rest/route-table';
-import { MAX_STOCKS_PER_REQUEST, stockInput } from './stock.input';
+import { stockEntity } from './stock.entity';
 
 const exampleEntry = {
   id: 88,
@@ -18,49 +25,29 @@ const exampleEntry = {
 const page = (total: number) => ({ payload: [exampleEntry], meta: { total, limit: 50, offset: 0 } });
 
 export const stockRoutes: RestRoute[] = [
-  {
-    field: 'Mutation.syncStocks',
-    method: 'POST',
-    path: '/v1/stocks',
-    tag: 'Stocks',
+  pushRoute(stockEntity, {
+    listOnly: true,
     summary: 'Bulk upsert of stock entries from the ERP',
     description:
-      `Body {"stocks": [...]} with up to ${MAX_STOCKS_PER_REQUEST.toLocaleString('en')} entries (more is 413), keyed by (supplier_external_id, product_external_id); ` +
+      `Body {"stocks": [...]} with up to ${stockEntity.push.maxItems.toLocaleString('en')} entries (more is 413), keyed by (supplier_external_id, product_external_id); ` +
       'quantity (number) is required, purchase_price and suggested_sale_price (numbers >= 0) are optional: left out keeps the stored value, null clears it. ' +
       'One set-based statement per request. isQuantityChanged becomes true when an entry is new or its quantity differs from the stored one; ' +
       'a price-only change updates the prices without flagging. created and updated count distinct entries; an identical entry is neither. ' +
       'Bad entries are listed in errors ({index, external_id: null, field, message, code}); the others are stored. ' +
       `${SOURCE_TIME_RULE} ${DRY_RUN_RULE} An entry repeated in one list counts once, at its last position; a stock entry's external_id in records is "supplier_external_id/product_external_id".`,
-    queryArgs: ['dry_run'],
-    bodyLists: {
-      stocks: {
-        maxItems: MAX_STOCKS_PER_REQUEST,
-        items: { name: 'StockInput', schema: z.toJSONSchema(stockInput, { target: 'openapi-3.0' }) as Record<string, unknown> },
-      },
-    },
     example: {
       request: { stocks: [{ supplier_external_id: 'SUP-3', product_external_id: 'SKU-1001', quantity: 40, purchase_price: 3.1 }] },
       response: { ...SYNC_RESULT_EXAMPLE, created: 0, updated: 1 },
     },
-  },
-  {
-    field: 'Query.changedStocks',
-    method: 'GET',
-    path: '/v1/stocks/changed',
-    tag: 'Stocks',
+  }),
+  changeListRoute(stockEntity, {
     summary: 'Stock entries whose quantity changed (delta query)',
     description:
-      'Entries with isQuantityChanged, ordered by updatedAt then id. Acknowledge with POST /api/v1/stocks/changed/batch-delete, which clears the flag. ' +
+      `Entries with isQuantityChanged, ordered by updatedAt then id. Acknowledge with POST /api${stockEntity.listPath}/batch-delete, which clears the flag. ` +
       CHANGE_LIST_RULES,
-    paginated: true,
     example: { query: '?limit=500', response: page(1) },
-  },
-  batchAckRoute({
-    field: 'Mutation.acknowledgeStocks',
-    path: '/v1/stocks/changed/batch-delete',
-    tag: 'Stocks',
-    summary: 'Acknowledge stock changes',
   }),
+  batchAckRoute(stockEntity, 'Acknowledge stock changes'),
   {
     field: 'Query.stocksBySupplier',
     method: 'GET',

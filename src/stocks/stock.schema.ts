@@ -1,9 +1,9 @@
-import { registerTrackedOperations } from '../changes/tracked-graphql';
+import { registerTrackedOperations } from '../changes/tracked.schema';
 import { REVISION_DESCRIPTION } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
 import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
-import { MAX_STOCKS_PER_REQUEST } from './stock.input';
+import { stockEntity } from './stock.entity';
 import { listChangedStocks, listStocks, lookupStock, syncStocks } from './stock.service';
 
 export const Stock = builder.prismaObject('Stock', {
@@ -30,7 +30,7 @@ export const Stock = builder.prismaObject('Stock', {
 const StockPage = pageOf('StockPage', Stock);
 
 builder.queryFields((t) => ({
-  changedStocks: t.field({
+  [stockEntity.operations.list]: t.field({
     type: StockPage,
     description: 'Stock entries whose quantity changed since their last acknowledgement, ordered by updatedAt then id.',
     args: changeListArgs,
@@ -67,15 +67,4 @@ builder.prismaObjectField('Product', 'stock', (t) =>
   }),
 );
 
-registerTrackedOperations({
-  table: 'stocks',
-  label: 'Stock entry',
-  names: { ackMany: 'acknowledgeStocks', pendingCount: 'stocks' },
-  sync: {
-    name: 'syncStocks',
-    listArg: 'stocks',
-    maxItems: MAX_STOCKS_PER_REQUEST,
-    withContext: false,
-    run: (prisma, records, _context, dryRun) => syncStocks(prisma, records, dryRun),
-  },
-});
+registerTrackedOperations(stockEntity, (prisma, records, _context, dryRun) => syncStocks(prisma, records, dryRun));

@@ -1,12 +1,11 @@
 import type { PrismaClient, Stock } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { PageShape, SyncResultShape } from '../changes/results';
-import type { PageArgs } from '../changes/pagination';
-import { changeListPage, fetchPage, type ChangeListSource } from '../changes/pages';
-import { syncResult, validateBatch, type IndexedReport } from '../changes/tracked-service';
-import { inPushTransaction } from '../changes/tracked-sync';
+import { changeListPage, fetchPage, type ChangeListSource, type PageArgs } from '../changes/page';
+import { syncResult, validateBatch, type IndexedReport } from '../changes/tracked.service';
+import { inPushTransaction } from '../changes/upsert';
 import { isStale, toSourceTime } from '../changes/source-time';
-import type { SqlRunner } from '../changes/tracked-table';
+import { trackedTable, type SqlRunner } from '../changes/ledger';
 import { takeChangeClock } from '../changes/change-clock';
 import { MAX_STOCKS_PER_REQUEST, stockInput, type StockInput } from './stock.input';
 
@@ -95,7 +94,7 @@ function skippedReport(index: number, entry: StockInput, sent: Date, stored: Dat
 async function storedStocks(tx: SqlRunner, keyed: readonly Keyed[]): Promise<Map<string, StoredStock>> {
   const rows = await tx.$queryRawUnsafe<StoredStock[]>(
     `SELECT t.supplier_external_id, t.product_external_id, t.quantity, t.purchase_price, t.suggested_sale_price, t.source_updated_at
-       FROM stocks t JOIN jsonb_to_recordset($1::jsonb) AS v(supplier_external_id text, product_external_id text)
+       FROM ${trackedTable('stocks')} t JOIN jsonb_to_recordset($1::jsonb) AS v(supplier_external_id text, product_external_id text)
          ON t.supplier_external_id = v.supplier_external_id AND t.product_external_id = v.product_external_id`,
     JSON.stringify(
       keyed.map(({ entry }) => ({ supplier_external_id: entry.supplier_external_id, product_external_id: entry.product_external_id })),
@@ -145,7 +144,7 @@ async function keepNewerSourceTimes(tx: SqlRunner, applied: readonly Keyed[]): P
   const timed = applied.filter((k) => k.sourceTime !== undefined);
   if (timed.length === 0) return;
   await tx.$executeRawUnsafe(
-    `UPDATE stocks AS t SET source_updated_at = v.source_updated_at
+    `UPDATE ${trackedTable('stocks')} AS t SET source_updated_at = v.source_updated_at
        FROM jsonb_to_recordset($1::jsonb) AS v(supplier_external_id text, product_external_id text, source_updated_at timestamptz)
       WHERE t.supplier_external_id = v.supplier_external_id AND t.product_external_id = v.product_external_id
         AND t.source_updated_at IS DISTINCT FROM v.source_updated_at`,
@@ -184,7 +183,7 @@ async function upsertStocks(tx: SqlRunner, shape: Shape, entries: StockRow[], st
   );
   const rows = await tx.$queryRawUnsafe<Array<{ created: number; written: number }>>(
     `WITH written AS (
-       INSERT INTO stocks AS t (supplier_external_id, product_external_id, quantity, purchase_price, suggested_sale_price,
+       INSERT INTO ${trackedTable('stocks')} AS t (supplier_external_id, product_external_id, quantity, purchase_price, suggested_sale_price,
                                 revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at,
                                 source_updated_at)
        SELECT v.supplier_external_id, v.product_external_id, v.quantity, v.purchase_price, v.suggested_sale_price,

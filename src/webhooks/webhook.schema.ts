@@ -1,7 +1,8 @@
 import { requireAdmin } from '../auth/roles';
 import { builder } from '../graphql/builder';
 import { FailureEntityType } from '../failures/failure-enums';
-import type { FAILURE_ENTITY_TYPES } from '../failures/failure.input';
+import { FAILURE_ENTITY_TYPES } from '../failures/failure.input';
+import { storedValue } from '../validation/stored-value';
 import { HEALTH_STATES, healthOf, type EndpointHealth } from './endpoint-health';
 import { sendTestEvent, TEST_EVENT, type WebhookTestResult } from './webhook-test.service';
 import {
@@ -51,7 +52,10 @@ const WebhookConfig = builder.objectRef<WebhookView>('WebhookConfig').implement(
   fields: (t) => ({
     id: t.exposeInt('id'),
     url: t.exposeString('url'),
-    entityType: t.field({ type: FailureEntityType, resolve: (w) => w.entityType as (typeof FAILURE_ENTITY_TYPES)[number] }),
+    entityType: t.field({
+      type: FailureEntityType,
+      resolve: (w) => storedValue(FAILURE_ENTITY_TYPES, w.entityType, 'webhook_configs.entity_type'),
+    }),
     direction: t.field({ type: WebhookDirection, resolve: (w) => w.direction }),
     active: t.exposeBoolean('active'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { changedFieldNames, mergeFields } from '../../src/changes/diff';
-import { acknowledgeMany } from '../../src/changes/tracked-service';
+import { acknowledgeMany } from '../../src/changes/tracked.service';
 import { listUpdatedProducts, syncProducts } from '../../src/products/product.service';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
 

@@ -1,7 +1,7 @@
-import { changeListPage } from '../../src/changes/pages';
+import { changeListPage } from '../../src/changes/page';
 import { compactPendingCounts, countPending } from '../../src/changes/pending-counts';
-import { acknowledgeMany, acknowledgeOne } from '../../src/changes/tracked-service';
-import type { TrackedTableName } from '../../src/changes/tracked-table';
+import { acknowledgeMany, acknowledgeOne } from '../../src/changes/tracked.service';
+import type { TrackedTableName } from '../../src/changes/ledger';
 import { acknowledgeUpdate } from '../../src/failures/failure.service';
 import type { PrismaClient } from '../../src/generated/prisma/client';
 import { syncPartners } from '../../src/partners/partner.service';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { getHeapSnapshot } from 'node:v8';
-import { inTransaction } from '../../src/changes/tracked-sync';
+import { inTransaction } from '../../src/changes/upsert';
 import { BULK_PARAMETER_CHARS } from '../../src/db/adapter-debug-history';
 import { startEmbeddedThread, type EmbeddedThread } from '../../src/db/embedded-thread';
 import { applyMigrations } from '../../src/db/migrator';

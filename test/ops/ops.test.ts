@@ -20,7 +20,7 @@ describe.each(backends)('operations endpoints on %s', (backend) => {
 
     const broken = new Proxy(ctx.db.prisma, {
       get: (target, prop) =>
-        prop === '$queryRawUnsafe'
+        prop === '$queryRaw' || prop === '$queryRawUnsafe'
           ? () =>
               Promise.reject(
                 Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5432'), { code: 'ECONNREFUSED', syscall: 'connect', errno: -111 }),

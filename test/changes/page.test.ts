@@ -1,7 +1,7 @@
 import { types } from 'pg';
-import { changeListPage } from '../../src/changes/pages';
+import { changeListPage } from '../../src/changes/page';
 import { prismaShapes } from '../../src/db/prepared-query';
-import type { TrackedTableName } from '../../src/changes/tracked-table';
+import type { TrackedTableName } from '../../src/changes/ledger';
 import { syncPartners } from '../../src/partners/partner.service';
 import { syncProducts } from '../../src/products/product.service';
 import { syncSaleOrders } from '../../src/sale-orders/sale-order.service';

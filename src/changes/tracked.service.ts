@@ -5,8 +5,8 @@ import { formatPath } from '../errors/zod-details';
 import { unstorableDetails, unstorableText } from '../validation/storable';
 import type { BatchAckResultShape, RecordReportShape, SyncErrorShape, SyncResultShape } from './results';
 import { staleError } from './source-time';
-import type { RecordReport } from './tracked-sync';
-import { acknowledge, type AckItem, type AckOutcome, type SqlRunner, type TrackedTableName } from './tracked-table';
+import type { RecordReport } from './upsert';
+import { acknowledge, type AckItem, type AckOutcome, type SqlRunner, type TrackedTableName } from './ledger';
 
 /** As many as one inbound push can create (a stock list of 10,000 entries). */
 export const MAX_IDS_PER_ACK = 10_000;
@@ -108,7 +108,7 @@ function dryRunRecords(reports: readonly IndexedReport[], rejected: readonly Syn
   return { records: all.slice(0, MAX_DRY_RUN_RECORDS), recordsOmitted: Math.max(0, all.length - MAX_DRY_RUN_RECORDS) };
 }
 
-/** Acknowledges one record for `reader` (DELETE …/{id}[?revision=N]); see tracked-table.ts. */
+/** Acknowledges one record for `reader` (DELETE …/{id}[?revision=N]); see ledger.ts. */
 export async function acknowledgeOne(
   db: SqlRunner,
   table: TrackedTableName,

@@ -1,4 +1,7 @@
 import type { PrismaClient } from '../generated/prisma/client';
+import { TRACKED_TABLES, entityOfTable, type TrackedTableName } from './tracked-entities';
+
+export type { TrackedTableName } from './tracked-entities';
 
 /**
  * The acknowledgement ledger shared by every tracked entity. Each tracked table has the columns
@@ -13,10 +16,17 @@ import type { PrismaClient } from '../generated/prisma/client';
  * just the newer fields.
  */
 
-export type SqlRunner = Pick<PrismaClient, '$queryRawUnsafe' | '$executeRawUnsafe'>;
+export type SqlRunner = Pick<PrismaClient, '$queryRaw' | '$executeRaw' | '$queryRawUnsafe' | '$executeRawUnsafe'>;
 
-/** Table names are constants of the code, never input. */
-export type TrackedTableName = 'products' | 'sale_orders' | 'partners' | 'price_items' | 'stocks' | 'purchase_orders';
+/**
+ * The quoted identifier of a tracked table: the one way a table name enters SQL text (ADR 0036).
+ * Statements that splice it are the only `$queryRawUnsafe`/`$executeRawUnsafe` calls; every other
+ * statement is a tagged `$queryRaw`. Typed to the tracked-table union, and checked at run time too.
+ */
+export function trackedTable(name: TrackedTableName): string {
+  if (!TRACKED_TABLES.includes(name)) throw new Error(`Not a tracked table: ${String(name)}`);
+  return `"${name}"`;
+}
 
 /** Fields changed after `threshold`, sorted; used when changing and when acknowledging. */
 export function pendingFieldsSql(fieldRevisions: string, threshold: string): string {
@@ -50,24 +60,24 @@ export async function acknowledge(db: SqlRunner, table: TrackedTableName, reader
     // Revisions only grow, so a check that passes now still holds when the update runs.
     outcome.futureRevisions = await db.$queryRawUnsafe<AckOutcome['futureRevisions']>(
       `SELECT v.id, v.revision, t.revision AS current
-         FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int) JOIN "${table}" AS t ON t.id = v.id
+         FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int) JOIN ${trackedTable(table)} AS t ON t.id = v.id
         WHERE v.revision > t.revision`,
       payload,
     );
     if (outcome.futureRevisions.length > 0) return outcome;
   }
   // Price items and stock entries have no external_id of their own.
-  const externalId = table === 'price_items' || table === 'stocks' ? 'NULL::text' : 't.external_id';
+  const { keyed } = entityOfTable(table);
+  const externalId = keyed ? 't.external_id' : 'NULL::text';
   // The revision the reader claims to have processed: named, or its last listing (NULL: none).
   const claimed = `COALESCE(v.revision, (t.listed_revisions ->> $2::text)::int)`;
   // LEAST ignores NULLs, hence the claim is checked on its own in WHERE.
   const covered = `LEAST(t.revision, ${claimed})`;
   const acked = `GREATEST(t.acked_revision, ${covered})`;
   // Values before changes now covered are of no more use: `previous` is as of the last acknowledgement.
-  const prune =
-    table === 'price_items' || table === 'stocks'
-      ? ''
-      : `pending_values = COALESCE((SELECT jsonb_object_agg(f.key, kept.entries) FROM jsonb_each(t.pending_values) AS f
+  const prune = !keyed
+    ? ''
+    : `pending_values = COALESCE((SELECT jsonb_object_agg(f.key, kept.entries) FROM jsonb_each(t.pending_values) AS f
             CROSS JOIN LATERAL (SELECT jsonb_agg(x ORDER BY (x ->> 0)::int) AS entries FROM jsonb_array_elements(f.value) AS x
                                  WHERE (x ->> 0)::int > ${acked}) AS kept
            WHERE kept.entries IS NOT NULL), '{}'::jsonb),`;
@@ -77,9 +87,9 @@ export async function acknowledge(db: SqlRunner, table: TrackedTableName, reader
   // push) of the same rows listed in different orders wait for each other instead of deadlocking.
   outcome.acknowledged = await db.$queryRawUnsafe<AckOutcome['acknowledged']>(
     `WITH locked AS MATERIALIZED (
-       SELECT id FROM "${table}" WHERE id IN (SELECT (x ->> 'id')::int FROM jsonb_array_elements($1::jsonb) AS x) ORDER BY id FOR UPDATE
+       SELECT id FROM ${trackedTable(table)} WHERE id IN (SELECT (x ->> 'id')::int FROM jsonb_array_elements($1::jsonb) AS x) ORDER BY id FOR UPDATE
      )
-     UPDATE "${table}" AS t SET
+     UPDATE ${trackedTable(table)} AS t SET
         acked_revision = ${acked},
         changed_fields = ${pendingFieldsSql('t.field_revisions', acked)},
         pending = t.revision > ${acked},
@@ -96,7 +106,7 @@ export async function acknowledge(db: SqlRunner, table: TrackedTableName, reader
     const done = new Set(outcome.acknowledged.map((r) => r.id));
     const missing = [...new Set(items.map((i) => i.id))].filter((id) => !done.has(id));
     const existing = await db.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT id FROM "${table}" WHERE id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
+      `SELECT id FROM ${trackedTable(table)} WHERE id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
       JSON.stringify(missing),
     );
     const known = new Set(existing.map((r) => r.id));

@@ -4,44 +4,36 @@ import { AckItemInput, AckResult, BatchAckResult, PendingChanges, SyncResult } f
 import { countPending } from './pending-counts';
 import type { SyncResultShape } from './results';
 import { readerOf } from '../graphql/reader';
-import { DEFAULT_CONTEXT, MAX_DRY_RUN_RECORDS, MAX_IDS_PER_ACK, acknowledgeMany, acknowledgeOne } from './tracked-service';
-import type { TrackedTableName } from './tracked-table';
+import { DEFAULT_CONTEXT, MAX_DRY_RUN_RECORDS, MAX_IDS_PER_ACK, acknowledgeMany, acknowledgeOne } from './tracked.service';
+import { capitalize, type TrackedEntity, type TrackedPush } from './tracked-entity';
+import type { AnyTrackedEntity, TrackedTableName } from './tracked-entities';
 
-export type TrackedSync = {
-  /** The mutation: syncProducts… */
-  name: string;
-  /** The list argument, as REST bodies name it: products, sale_orders… */
-  listArg: string;
-  maxItems: number;
-  /** Whether records carry a context label (stock entries do not). Default true. */
-  withContext?: boolean;
-  /** pushedBy: the caller's token (or admin account) name, recorded in the change history (ADR 0031). */
-  run: (
-    prisma: PrismaClient,
-    records: readonly unknown[],
-    context: string,
-    dryRun: boolean,
-    pushedBy: string | null,
-  ) => Promise<SyncResultShape>;
-};
+/** The inbound push of an entity: validates and stores `records`, or in a dry run rolls back (ADR 0028). */
+export type TrackedSyncRun = (
+  prisma: PrismaClient,
+  records: readonly unknown[],
+  context: string,
+  dryRun: boolean,
+  /** The caller's token (or admin account) name, recorded in the change history (ADR 0031). */
+  pushedBy: string | null,
+) => Promise<SyncResultShape>;
 
 /**
- * The root fields of a tracked entity: batch acknowledgement and its pending count for
- * dashboards, and where it has them the inbound sync and the single acknowledgement.
+ * The root fields of a tracked entity, named by its descriptor: batch acknowledgement and its
+ * pending count for dashboards, and where it has them the single acknowledgement and the inbound
+ * sync, which `run` carries out (required exactly when the descriptor declares a push).
  */
-export function registerTrackedOperations(options: {
-  table: TrackedTableName;
-  /** Singular, for messages: "Product". */
-  label: string;
-  /** GraphQL names: acknowledgeProducts, pendingChanges.products, and where the entity has them syncProducts, acknowledgeProduct. */
-  names: { ackMany: string; pendingCount: string; ackOne?: string };
-  /** The inbound sync, for entities pushed on their own (price items come with products). */
-  sync?: TrackedSync;
-}): void {
-  const { table, label, names, sync } = options;
-  if (sync) registerSync(label, sync);
-  if (names.ackOne) registerAckOne(table, label, names.ackOne);
-  builder.mutationField(names.ackMany, (t) =>
+export function registerTrackedOperations<E extends AnyTrackedEntity>(
+  entity: E,
+  ...sync: E extends { push: TrackedPush } ? [run: TrackedSyncRun] : []
+): void {
+  const table: TrackedTableName = entity.table;
+  const { operations, push, noun }: TrackedEntity = entity;
+  const label = capitalize(noun.one);
+  const [run] = sync;
+  if (push && operations.sync && run) registerSync(noun.one, operations.sync, push, run);
+  if (operations.ackOne) registerAckOne(table, label, operations.ackOne);
+  builder.mutationField(operations.ackMany, (t) =>
     t.field({
       type: BatchAckResult,
       description:
@@ -51,7 +43,7 @@ export function registerTrackedOperations(options: {
       resolve: (_root, args, ctx) => acknowledgeMany(ctx.prisma, table, readerOf(ctx), args),
     }),
   );
-  builder.objectField(PendingChanges, names.pendingCount, (t) =>
+  builder.objectField(PendingChanges, operations.pendingCount, (t) =>
     t.int({
       resolve: (_parent, _args, ctx) => countPending(ctx.prisma, table),
     }),
@@ -64,15 +56,15 @@ export const DRY_RUN_DESCRIPTION =
   `plus records: per record {index, external_id, action, changedFields, previous}, at most ${MAX_DRY_RUN_RECORDS.toLocaleString('en')} (recordsOmitted counts the rest). ` +
   'Nothing is stored, no change becomes pending, and an Idempotency-Key sent with it is neither consumed nor replayed.';
 
-function registerSync(label: string, sync: TrackedSync): void {
-  const { name, listArg, maxItems } = sync;
+function registerSync(noun: string, name: string, push: TrackedPush, run: TrackedSyncRun): void {
+  const { listArg, maxItems } = push;
   builder.mutationFields((t) => ({
     [name]: t.field({
       type: SyncResult,
-      description: `Inbound ${label.toLowerCase()} sync (up to ${maxItems} per request). Each record is validated alone: bad records are reported in errors, the good ones are stored. Fields left out keep their stored value.`,
+      description: `Inbound ${noun} sync (up to ${maxItems} per request). Each record is validated alone: bad records are reported in errors, the good ones are stored. Fields left out keep their stored value.`,
       args: {
         [listArg]: t.arg({ type: ['JSON'], required: { list: true, items: false } }),
-        ...(sync.withContext === false
+        ...(!push.context
           ? {}
           : { context: t.arg.string({ description: `Sync context label stored on changed records; default "${DEFAULT_CONTEXT}".` }) }),
         dry_run: t.arg.boolean({ description: DRY_RUN_DESCRIPTION }),
@@ -80,7 +72,7 @@ function registerSync(label: string, sync: TrackedSync): void {
       resolve: (_root, args, ctx) => {
         const values = args as Record<string, unknown>;
         const context = (values.context as string | null | undefined) ?? DEFAULT_CONTEXT;
-        return sync.run(ctx.prisma, values[listArg] as unknown[], context, values.dry_run === true, ctx.auth?.name ?? null);
+        return run(ctx.prisma, values[listArg] as unknown[], context, values.dry_run === true, ctx.auth?.name ?? null);
       },
     }),
   }));

@@ -2,7 +2,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 import { releaseBulkParameters } from '../db/prisma-debug-history';
 import { takeChangeClock } from './change-clock';
 import { changedFieldNames, mergeFields, type FieldMap } from './diff';
-import type { SqlRunner } from './tracked-table';
+import { trackedTable, type SqlRunner } from './ledger';
 import type { PushedBy } from './history-writes';
 import {
   ConcurrentInsertError,
@@ -131,7 +131,7 @@ export async function upsertTracked(
   const columnList = spec.columns.map((c) => c.name);
   const stored = await tx.$queryRawUnsafe<Array<Record<string, unknown>>>(
     `SELECT id, external_id, data, revision, field_revisions, source_updated_at, pending_values${columnList.map((c) => `, ${c}`).join('')}
-       FROM "${spec.table}"
+       FROM ${trackedTable(spec.table)}
       WHERE external_id IN (SELECT jsonb_array_elements_text($1::jsonb))
       ORDER BY id FOR UPDATE`,
     JSON.stringify([...new Set(records.map((r) => r.externalId))]),

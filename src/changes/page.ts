@@ -1,9 +1,35 @@
 import type { Pool } from 'pg';
 import { queryPrepared } from '../db/prepared-query';
+import { validationFailed, type ErrorDetail } from '../errors/app-error';
 import type { PageShape } from './results';
-import { resolvePage, type PageArgs } from './pagination';
 import { pendingCountSql } from './pending-counts';
-import type { SqlRunner, TrackedTableName } from './tracked-table';
+import { trackedTable, type SqlRunner, type TrackedTableName } from './ledger';
+
+/**
+ * Pages of every list (SPEC 2.2, 4.1): the arguments, the generic page of a Prisma query, and the
+ * change list of a tracked table with its listing marks. The Pothos side is src/graphql/pages.ts.
+ */
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 500;
+
+export type PageArgs = { since?: Date | null; after_id?: number | null; limit?: number | null; offset?: number | null };
+export type Page = { since: Date | undefined; afterId: number | undefined; limit: number; offset: number };
+
+/** SPEC 4.1: limit defaults to 50 and is clamped to 500 (the clamp shows in meta.limit). */
+export function resolvePage(args: PageArgs): Page {
+  const details: ErrorDetail[] = [];
+  if (args.limit != null && args.limit < 1) details.push({ field: 'limit', message: 'Must be at least 1' });
+  if (args.offset != null && args.offset < 0) details.push({ field: 'offset', message: 'Must be 0 or more' });
+  if (args.after_id != null && args.since == null) details.push({ field: 'after_id', message: 'Only with since' });
+  if (details.length > 0) throw validationFailed(details);
+  return {
+    since: args.since ?? undefined,
+    afterId: args.after_id ?? undefined,
+    limit: Math.min(args.limit ?? DEFAULT_LIMIT, MAX_LIMIT),
+    offset: args.offset ?? 0,
+  };
+}
 
 export type Window = { skip: number; take: number };
 
@@ -67,15 +93,15 @@ export async function changeListPage<Row extends { id: number; revision: number 
   params.push(page.limit, page.offset);
   const where = conditions.join(' AND ');
   const counted = page.since ? undefined : pendingCountSql(table, filter, (column) => placeholders.get(column)!);
-  const totalSql = counted ?? `(SELECT count(*)::int FROM "${table}" WHERE ${where})`;
+  const totalSql = counted ?? `(SELECT count(*)::int FROM ${trackedTable(table)} WHERE ${where})`;
   const sql = `WITH page AS MATERIALIZED (
-       SELECT * FROM "${table}" WHERE ${where}
+       SELECT * FROM ${trackedTable(table)} WHERE ${where}
         ORDER BY updated_at, id LIMIT $${params.length - 1}::int OFFSET $${params.length}::int
      ), listed AS (
-       UPDATE "${table}" AS t SET listed_revisions = t.listed_revisions || jsonb_build_object($1::text, page.revision)
+       UPDATE ${trackedTable(table)} AS t SET listed_revisions = t.listed_revisions || jsonb_build_object($1::text, page.revision)
          FROM page
         WHERE t.id = page.id AND t.id IN (
-          SELECT u.id FROM "${table}" AS u JOIN page AS p ON u.id = p.id
+          SELECT u.id FROM ${trackedTable(table)} AS u JOIN page AS p ON u.id = p.id
            WHERE (u.listed_revisions ->> $1::text) IS DISTINCT FROM p.revision::text
            FOR UPDATE OF u SKIP LOCKED)
      )

@@ -1,36 +1,32 @@
 import { z } from 'zod';
 import type { RestRoute } from '../rest/route-table';
-import { MAX_IDS_PER_ACK } from './tracked-service';
+import type { AnyTrackedEntity } from './tracked-entities';
+import { capitalize, type TrackedPush } from './tracked-entity';
+import { MAX_IDS_PER_ACK } from './tracked.service';
+
+type PushedEntity = Extract<AnyTrackedEntity, { push: TrackedPush }>;
+type FullEntity = Extract<PushedEntity, { operations: { ackOne: string } }>;
 
 /**
- * The four REST routes of a tracked entity: inbound sync, change list, single and batch ack.
- * Field names are those registered by registerTrackedOperations and the entity's list query.
+ * The four REST routes of an entity its descriptor says all of (ADR 0036): inbound sync, change
+ * list, single and batch ack. `doc` is what only prose can say: the input's rules, what the list
+ * adds, examples.
  */
-export function trackedRoutes(o: {
-  tag: string;
-  /** "product", "sale order" */
-  noun: string;
-  plural: string;
-  fields: { sync: string; list: string; ackOne: string; ackMany: string };
-  syncPath: string;
-  updatedPath: string;
-  listArg: string;
-  maxItems: number;
-  input: { name: string; schema: z.ZodType; rules: string };
-  listDescription?: string;
-  example: { input: Record<string, unknown>; record: Record<string, unknown>; listQuery?: string };
-}): RestRoute[] {
-  const inputSchema = z.toJSONSchema(o.input.schema, { target: 'openapi-3.0' }) as Record<string, unknown>;
+export function trackedRoutes(
+  entity: FullEntity,
+  doc: {
+    rules: string;
+    listDescription?: string;
+    example: { input: Record<string, unknown>; record: Record<string, unknown>; listQuery?: string };
+  },
+): RestRoute[] {
+  const { noun, push, listPath, tag, operations } = entity;
   return [
-    {
-      field: `Mutation.${o.fields.sync}`,
-      method: 'POST',
-      path: o.syncPath,
-      tag: o.tag,
-      summary: `Push ${o.plural} from the ERP`,
+    pushRoute(entity, {
+      summary: `Push ${noun.many} from the ERP`,
       description:
-        `Body: one ${o.noun} object, or {"${o.listArg}": [...]} with up to ${o.maxItems.toLocaleString('en')} ${o.plural} (more is 413). ` +
-        `${o.input.rules} Fields left out keep their stored value. ` +
+        `Body: one ${noun.one} object, or {"${push.listArg}": [...]} with up to ${push.maxItems.toLocaleString('en')} ${noun.many} (more is 413). ` +
+        `${doc.rules} Fields left out keep their stored value. ` +
         'Each record is validated alone: bad records are listed in errors ({index, external_id, field, message}) and the others are stored. ' +
         'A record is also rejected there when a string or field name anywhere in it holds a NUL character (\\u0000) or an unpaired surrogate, ' +
         'or a number is not finite; external_id is then null when it is the field at fault. ' +
@@ -39,55 +35,80 @@ export function trackedRoutes(o: {
         SOURCE_TIME_RULE +
         ' ' +
         DRY_RUN_RULE,
-      singleItemArg: o.listArg,
-      queryArgs: ['context', 'dry_run'],
-      bodyLists: { [o.listArg]: { maxItems: o.maxItems, items: { name: o.input.name, schema: inputSchema } } },
-      example: {
-        request: { [o.listArg]: [o.example.input] },
-        response: SYNC_RESULT_EXAMPLE,
-      },
-    },
-    {
-      field: `Query.${o.fields.list}`,
-      method: 'GET',
-      path: o.updatedPath,
-      tag: o.tag,
-      summary: `${capitalize(o.plural)} with pending changes`,
+      example: { request: { [push.listArg]: [doc.example.input] }, response: SYNC_RESULT_EXAMPLE },
+    }),
+    changeListRoute(entity, {
+      summary: `${capitalize(noun.many)} with pending changes`,
       description:
-        `Records changed since their last acknowledgement, ordered by updatedAt then id. ${o.listDescription ?? ''}` +
-        `Acknowledge them with DELETE /api${o.updatedPath}/{id}?revision=N or POST /api${o.updatedPath}/batch-delete. ` +
+        `Records changed since their last acknowledgement, ordered by updatedAt then id. ${doc.listDescription ?? ''}` +
+        `Acknowledge them with DELETE /api${listPath}/{id}?revision=N or POST /api${listPath}/batch-delete. ` +
         CHANGE_LIST_RULES,
-      paginated: true,
       example: {
-        query: o.example.listQuery ?? '?limit=50&offset=0',
-        response: { payload: [o.example.record], meta: { total: 1, limit: 50, offset: 0 } },
+        query: doc.example.listQuery ?? '?limit=50&offset=0',
+        response: { payload: [doc.example.record], meta: { total: 1, limit: 50, offset: 0 } },
       },
-    },
+    }),
     {
-      field: `Mutation.${o.fields.ackOne}`,
+      field: `Mutation.${operations.ackOne}`,
       method: 'DELETE',
-      path: `${o.updatedPath}/:id`,
-      tag: o.tag,
-      summary: `Acknowledge one ${o.noun}`,
+      path: `${listPath}/:id`,
+      tag,
+      summary: `Acknowledge one ${noun.one}`,
       description:
-        `Marks the changes of one ${o.noun} as processed by the webshop. ${ACK_RULE} ` +
+        `Marks the changes of one ${noun.one} as processed by the webshop. ${ACK_RULE} ` +
         "404 when the id is unknown; 400 when revision is beyond the record's current one; 409 without revision for a record never listed to this client. Idempotent.",
       extraErrors: ['CONFLICT'],
       example: { query: '?revision=3', response: { success: true, acknowledged: 1 } },
     },
-    batchAckRoute({
-      field: `Mutation.${o.fields.ackMany}`,
-      path: `${o.updatedPath}/batch-delete`,
-      tag: o.tag,
-      summary: `Acknowledge many ${o.plural}`,
-    }),
+    batchAckRoute(entity, `Acknowledge many ${noun.many}`),
   ];
 }
 
-/** The batch acknowledgement of any change list (SPEC 4.2). */
-export function batchAckRoute(o: Pick<RestRoute, 'path' | 'tag' | 'summary'> & { field: `Mutation.${string}` }): RestRoute {
+/**
+ * POST of an entity's push: its field, path, list argument and input schema from the descriptor.
+ * A bare object body is taken as a list of one unless `listOnly`.
+ */
+export function pushRoute(
+  entity: PushedEntity,
+  doc: Pick<RestRoute, 'summary' | 'description' | 'example'> & { listOnly?: boolean },
+): RestRoute {
+  const { push } = entity;
+  const schema = z.toJSONSchema(push.input.schema, { target: 'openapi-3.0' }) as Record<string, unknown>;
   return {
-    ...o,
+    field: `Mutation.${entity.operations.sync}`,
+    method: 'POST',
+    path: push.path,
+    tag: entity.tag,
+    summary: doc.summary,
+    description: doc.description,
+    ...(doc.listOnly ? {} : { singleItemArg: push.listArg }),
+    queryArgs: push.context ? ['context', 'dry_run'] : ['dry_run'],
+    bodyLists: { [push.listArg]: { maxItems: push.maxItems, items: { name: push.input.name, schema } } },
+    example: doc.example,
+  };
+}
+
+/** GET of an entity's change list (paginated, SPEC 4.1). */
+export function changeListRoute(entity: AnyTrackedEntity, doc: Pick<RestRoute, 'summary' | 'description' | 'example'>): RestRoute {
+  return {
+    field: `Query.${entity.operations.list}`,
+    method: 'GET',
+    path: entity.listPath,
+    tag: entity.tag,
+    summary: doc.summary,
+    description: doc.description,
+    paginated: true,
+    example: doc.example,
+  };
+}
+
+/** The batch acknowledgement of a change list (SPEC 4.2): POST {listPath}/batch-delete. */
+export function batchAckRoute(entity: AnyTrackedEntity, summary: string): RestRoute {
+  return {
+    field: `Mutation.${entity.operations.ackMany}`,
+    path: `${entity.listPath}/batch-delete`,
+    tag: entity.tag,
+    summary,
     method: 'POST',
     description:
       `Body {"ids": [...]} or {"items": [{"id": 42, "revision": 3}, ...]}, 1 to ${MAX_IDS_PER_ACK.toLocaleString('en')} of them (more is 413). ${ACK_RULE} ` +
@@ -143,5 +164,3 @@ export const CHANGE_LIST_RULES =
   'after a full page pass since and after_id = the updatedAt and id of its last record (keyset paging); since alone is enough after a page that was not full. ' +
   'meta.total is exact, as of the same moment as the page. Without since it comes from pending counters the database keeps with every write, ' +
   'so a poll costs the same with 10 or 1,000,000 records pending; with since the matching records are counted, at a cost that grows with their number.';
-
-const capitalize = (s: string) => s[0]!.toUpperCase() + s.slice(1);

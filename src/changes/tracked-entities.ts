@@ -1,0 +1,29 @@
+import { partnerEntity } from '../partners/partner.entity';
+import { priceItemEntity } from '../pricelists/price-item.entity';
+import { productEntity } from '../products/product.entity';
+import { purchaseOrderEntity } from '../purchase-orders/purchase-order.entity';
+import { saleOrderEntity } from '../sale-orders/sale-order.entity';
+import { stockEntity } from '../stocks/stock.entity';
+
+/**
+ * Every tracked entity, in the order APIs list them (ADR 0036). A seventh entity is its
+ * descriptor added here; the table union, pending counts, metrics, resync and reconciliation
+ * follow from this list.
+ */
+export const TRACKED_ENTITIES = [productEntity, partnerEntity, saleOrderEntity, purchaseOrderEntity, priceItemEntity, stockEntity] as const;
+
+export type AnyTrackedEntity = (typeof TRACKED_ENTITIES)[number];
+
+/** Table names are constants of the code, never input. */
+export type TrackedTableName = AnyTrackedEntity['table'];
+
+/** products, partners… in registry order. */
+export const TRACKED_TABLES: readonly TrackedTableName[] = TRACKED_ENTITIES.map((e) => e.table);
+
+/** The descriptor of a table. */
+export const entityOfTable = <T extends TrackedTableName>(table: T): Extract<AnyTrackedEntity, { table: T }> =>
+  TRACKED_ENTITIES.find((e): e is Extract<AnyTrackedEntity, { table: T }> => e.table === table)!;
+
+/** Entities whose records carry an external id and a data object. */
+export type KeyedEntity = Extract<AnyTrackedEntity, { keyed: true }>;
+export const KEYED_ENTITIES: readonly KeyedEntity[] = TRACKED_ENTITIES.filter((e): e is KeyedEntity => e.keyed);

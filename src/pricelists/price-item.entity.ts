@@ -1,0 +1,17 @@
+import type { TrackedEntity } from '../changes/tracked-entity';
+
+/** Price items: extracted from a product's pricelists, never pushed on their own. */
+export const priceItemEntity = {
+  table: 'price_items',
+  entityType: 'price_item',
+  typeName: 'PriceItem',
+  noun: { one: 'price item', many: 'price items' },
+  tag: 'Pricelists',
+  operations: {
+    list: 'updatedPriceItems',
+    ackMany: 'acknowledgePriceItems',
+    pendingCount: 'priceItems',
+  },
+  listPath: '/v1/pricelists/updated',
+  keyed: false,
+} as const satisfies TrackedEntity;

@@ -1,0 +1,32 @@
+import { trackedTable, type TrackedTableName } from '../../src/changes/ledger';
+import { TRACKED_ENTITIES, TRACKED_TABLES } from '../../src/changes/tracked-entities';
+
+describe('TRACKED_ENTITIES', () => {
+  it('names every table, entity type and operation once', () => {
+    const names = TRACKED_ENTITIES.flatMap((e) => Object.values(e.operations).map((name) => `${e.table}:${name}`));
+    const operations = TRACKED_ENTITIES.flatMap((e) => [e.operations.list, e.operations.ackMany, e.operations.pendingCount]);
+    expect(new Set(TRACKED_TABLES).size).toBe(TRACKED_ENTITIES.length);
+    expect(new Set(TRACKED_ENTITIES.map((e) => e.entityType)).size).toBe(TRACKED_ENTITIES.length);
+    expect(new Set(operations).size).toBe(operations.length);
+    expect(names).toContain('products:syncProducts');
+  });
+
+  it('has a push limit and an input for every entity pushed on its own', () => {
+    for (const entity of TRACKED_ENTITIES) {
+      if (!('push' in entity)) continue;
+      expect(entity.push.maxItems).toBeGreaterThan(0);
+      expect(entity.push.input.schema.safeParse({}).success).toBe(false);
+    }
+  });
+});
+
+describe('trackedTable', () => {
+  it('quotes a tracked table', () => {
+    expect(trackedTable('sale_orders')).toBe('"sale_orders"');
+  });
+
+  it('refuses anything else at run time too', () => {
+    const smuggled = 'products"; DROP TABLE products; --' as TrackedTableName;
+    expect(() => trackedTable(smuggled)).toThrow('Not a tracked table');
+  });
+});
