@@ -22,6 +22,8 @@ export type ServerContext = {
   bodyText?: string;
   /** Set when this request holds an Idempotency-Key (see idempotencyRef). */
   idempotencyRef?: string;
+  /** Set by the REST edge on the requests it hands to SOFA, whose operations are SOFA's fixed documents. */
+  restEdge?: boolean;
 };
 
 export type RequestContext = {

@@ -66,6 +66,7 @@ export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly R
           endResponse(errorResponse('VALIDATION_FAILED', 'Invalid request', details));
           return;
         }
+        serverContext.restEdge = true;
         if (request.method !== 'GET') {
           const headers = new fetchAPI.Headers(request.headers);
           headers.delete('content-length');
