@@ -14,9 +14,10 @@ export const QUEUE_CHANNEL = 'sync_gateway_queue';
 
 /**
  * The part of a statement that queues one delivery per active configuration matching a new failure,
- * for the caller's single statement: the failure, its deliveries and the wake-up are stored
- * together or not at all. `failure` names a CTE with the new sync_failures row; `direction` is
- * SQL for the configurations' direction. Adds the CTEs `queued` (the new items) and `notified`.
+ * for the caller's single statement: the failure and its deliveries are stored together or not at
+ * all. `failure` names a CTE with the new sync_failures row; `direction` is SQL for the
+ * configurations' direction. Adds the CTE `queued` (the new items). The workers are woken after the
+ * commit, not by a NOTIFY inside it (`notifyQueueWork`, which says why).
  */
 export function enqueueDeliveriesSql(failure: string, direction: string): string {
   return `queued AS (
@@ -29,8 +30,6 @@ export function enqueueDeliveriesSql(failure: string, direction: string): string
          FROM ${failure} f JOIN webhook_configs c ON c.active AND c.entity_type = f.entity_type AND c.direction = ${direction}::webhook_direction
         ORDER BY c.id
        RETURNING id
-     ), notified AS (
-       SELECT pg_notify('${QUEUE_CHANNEL}', '') FROM (SELECT 1 FROM queued LIMIT 1) AS any_queued
      )`;
 }
 
