@@ -1,5 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { QUEUE_CHANNEL } from './queue.service';
+
+/**
+ * The payload of this process's NOTIFYs. Its own worker thread, woken in-process already, ignores
+ * them (it gets the id through its thread data: a thread has its own copy of this module).
+ */
+export const QUEUE_NOTIFIER_ID = randomUUID();
 
 type Notifier = { sending: boolean; again: boolean };
 const notifiers = new WeakMap<Pool, Notifier>();
@@ -28,7 +35,7 @@ async function send(pool: Pool, notifier: Notifier): Promise<void> {
   do {
     notifier.again = false;
     // A pool that is closing, or a database that is away: the workers' polls find the items.
-    await pool.query(`NOTIFY ${QUEUE_CHANNEL}`).catch(() => undefined);
+    await pool.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, QUEUE_NOTIFIER_ID]).catch(() => undefined);
   } while (notifier.again);
   notifier.sending = false;
 }

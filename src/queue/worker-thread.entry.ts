@@ -18,7 +18,7 @@ const port = parentPort!;
 const post = (message: WorkerThreadMessage) => port.postMessage(message);
 
 async function main(): Promise<void> {
-  const { config, encryptionKey, wakePending } = workerData as WorkerThreadData;
+  const { config, encryptionKey, wakePending, ownNotifications } = workerData as WorkerThreadData;
   const pending = new Int32Array(wakePending);
   const logger = createLogger(config).child({ thread: 'webhook-worker' });
   // A thread has its own copy of every module: the SSRF guard's lists must be set here too.
@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     secrets: createSecretBox(Buffer.from(encryptionKey)),
     logger,
     databaseUrl: config.databaseUrl,
+    ownNotifications,
     leaseMs: config.workerLeaseMs,
     retention: config.retention,
     events: {

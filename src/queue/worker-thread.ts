@@ -5,6 +5,7 @@ import type { EventHub } from '../events/hub';
 import { startThread } from '../threads';
 import type { OperationalEvent } from '../webhooks/endpoint-health';
 import type { Worker } from './worker';
+import { QUEUE_NOTIFIER_ID } from './queue-notify';
 
 export type BackgroundWorker = Pick<Worker, 'pollIntervalMs' | 'lastClaimAt' | 'lastClaimError' | 'start' | 'stop'>;
 
@@ -17,6 +18,8 @@ export type WorkerThreadData = {
    * after that clearing posts again and one committed before it is seen by that claim.
    */
   wakePending: SharedArrayBuffer;
+  /** The payload of this process's NOTIFYs: the thread is woken in-process for those. */
+  ownNotifications: string;
 };
 
 /** Messages from the thread. */
@@ -55,7 +58,12 @@ export function startWorkerThread(options: {
       if (thread) return;
       const wakePending = new SharedArrayBuffer(4);
       const pending = new Int32Array(wakePending);
-      const workerData: WorkerThreadData = { config: options.config, encryptionKey: options.encryptionKey, wakePending };
+      const workerData: WorkerThreadData = {
+        config: options.config,
+        encryptionKey: options.encryptionKey,
+        wakePending,
+        ownNotifications: QUEUE_NOTIFIER_ID,
+      };
       thread = startThread(__dirname, 'worker-thread', workerData);
       exited = new Promise((resolve) => thread!.once('exit', resolve));
       thread.on('message', (message: WorkerThreadMessage) => {

@@ -22,6 +22,8 @@ export type WorkerOptions = {
   events?: Pick<EventHub, 'onQueueWork'>;
   /** With PostgreSQL: LISTEN for work enqueued by other replicas. */
   databaseUrl?: string | undefined;
+  /** The payload of this process's own NOTIFYs (`QUEUE_NOTIFIER_ID`), which `events` has signalled already. */
+  ownNotifications?: string | undefined;
   /** Injected in tests to walk through the schedule without sleeping. */
   clock?: () => Date;
   /** Most items claimed at once. */
@@ -264,7 +266,8 @@ export function createWorker(options: WorkerOptions): Worker {
       running = true;
       unsubscribe = options.events?.onQueueWork(wake);
       // A reconnected listener wakes the loop too: work queued while it was away is claimed at once.
-      if (options.databaseUrl) listener = listenForQueueWork(options.databaseUrl, { logger, onWork: wake });
+      if (options.databaseUrl)
+        listener = listenForQueueWork(options.databaseUrl, { logger, onWork: wake, ownPayload: options.ownNotifications });
       renewal = setInterval(
         () => {
           renewLeases().catch((error: unknown) => logger.warn({ cause: describeDatabaseError(error) }, 'could not renew delivery leases'));
