@@ -26,13 +26,13 @@ const ROUNDS = Number(process.env.FV_ROUNDS ?? 3);
 const SHAPES = (process.env.FV_SHAPES ?? '1,3').split(',').map(Number);
 const NODE_ARGS = process.env.FV_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 
-/** CPU seconds per thread name (main thread: `node`; worker threads, libuv pool, V8 helpers by their own names). */
+/** CPU seconds per thread name: `main`, then by name (worker threads are `node`; libuv's pool, V8's helpers). */
 function threadCpu(pid: number): Map<string, number> {
   const byName = new Map<string, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
     } catch {
