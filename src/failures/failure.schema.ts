@@ -131,7 +131,7 @@ builder.mutationFields((t) => ({
       error_details: t.arg({ type: [ErrorDetailInput] }),
       raw_data: t.arg({ type: 'JSONObject', description: 'The payload that failed, up to 1 MB.' }),
     },
-    resolve: (_root, args, ctx) => reportFailure(ctx.prisma, ctx.events, args, ctx.idempotencyRef),
+    resolve: (_root, args, ctx) => reportFailure(ctx, ctx.events, args, ctx.idempotencyRef),
   }),
   resolveFailure: t.field({
     type: SyncFailure,

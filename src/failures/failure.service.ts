@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import type { PrismaClient, SyncFailure } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import { releaseBulkParameters } from '../db/prisma-debug-history';
@@ -10,56 +11,85 @@ import { KEYED_ENTITIES, type KeyedEntity } from '../changes/tracked-entities';
 import { capitalize } from '../changes/tracked-entity';
 import { acknowledgeOne } from '../changes/tracked.service';
 import { enqueueDeliveriesSql } from '../queue/queue.service';
-import {
-  directionFor,
-  FAILURE_ENTITY_TYPES,
-  FAILURE_SOURCES,
-  failureInput,
-  type FailureSource,
-  type FailureStatus,
-  type SyncFailureEvent,
-} from './failure.input';
+import { notifyQueueWork } from '../queue/queue-notify';
+import { queryPrepared } from '../db/prepared-query';
+import { directionFor, FAILURE_ENTITY_TYPES, FAILURE_SOURCES, failureInput, type FailureSource, type FailureStatus } from './failure.input';
+
+/** The failure and one queue item per matching active configuration, in one statement (atomic, one round trip). */
+const REPORT_SQL = `WITH failure AS (
+       INSERT INTO sync_failures (entity_type, source, external_id, middleware_id, error_message, error_details, raw_data, has_raw_data, idempotency_ref)
+       VALUES ($1, $2::failure_source, $3, $4::int, $5, $6::jsonb, $7::jsonb, $7::jsonb IS NOT NULL, $9)
+       ON CONFLICT (idempotency_ref) DO NOTHING
+       RETURNING id, entity_type, source, external_id, error_message, error_details, created_at
+     ), ${enqueueDeliveriesSql('failure', '$8')}
+     SELECT failure.id, failure.created_at, (SELECT count(*)::int FROM queued) AS deliveries FROM failure`;
+
+type Stored = { id: number; created_at: Date; deliveries: number };
+
+/** Where a report is stored: on PostgreSQL the pool beneath Prisma (`sql`), as the change lists (ADR 0033). */
+export type FailureStore = { prisma: PrismaClient; sql?: Pool | undefined };
 
 /**
  * Stores a failure (open) and one delivery per matching active webhook configuration, in one
- * statement (atomic, and one round trip: reports arrive in bursts). Then wakes the worker and
+ * statement (atomic, and one round trip: reports arrive in bursts). Then wakes the workers and
  * tells live subscribers. A report sent under an Idempotency-Key whose failure is stored already
  * (its process died before the answer was kept) answers that failure and queues nothing again.
  */
 export async function reportFailure(
-  prisma: PrismaClient,
+  db: FailureStore,
   events: EventHub,
   input: Record<string, unknown>,
   idempotencyRef: string | null = null,
 ): Promise<{ id: number; status: 'open'; deliveries: number }> {
   const f = parseInput(failureInput, input);
-  const rawData = f.raw_data != null ? JSON.stringify(f.raw_data) : null;
-  const [row] = await prisma.$queryRaw<Array<StoredFailure & { deliveries: number; notified: number }>>`
-    WITH failure AS (
-       INSERT INTO sync_failures (entity_type, source, external_id, middleware_id, error_message, error_details, raw_data, has_raw_data, idempotency_ref)
-       VALUES (${f.entity_type}, ${f.source}::failure_source, ${f.external_id ?? null}, ${f.middleware_id ?? null}::int, ${f.error_message},
-               ${JSON.stringify(f.error_details ?? [])}::jsonb, ${rawData}::jsonb, ${rawData !== null}, ${idempotencyRef})
-       ON CONFLICT (idempotency_ref) DO NOTHING
-       RETURNING id, entity_type, source, external_id, error_message, error_details, created_at
-     ), ${enqueueDeliveriesSql(directionFor(f.source))}
-     SELECT failure.*, (SELECT count(*)::int FROM queued) AS deliveries, (SELECT count(*)::int FROM notified) AS notified
-       FROM failure`;
-  // raw_data may be megabytes: do not let Prisma's debug history keep it.
-  if (f.raw_data != null) releaseBulkParameters();
-  if (!row) return storedReport(prisma, idempotencyRef!);
+  const errorDetails = f.error_details ?? [];
+  const params = [
+    f.entity_type,
+    f.source,
+    f.external_id ?? null,
+    f.middleware_id ?? null,
+    f.error_message,
+    JSON.stringify(errorDetails),
+    f.raw_data != null ? JSON.stringify(f.raw_data) : null,
+    directionFor(f.source),
+    idempotencyRef,
+  ];
+  const row = db.sql ? await viaPool(db.sql, params) : await viaPrisma(db.prisma, params, f.raw_data != null);
+  if (!row) return storedReport(db.prisma, idempotencyRef!);
   const { id, deliveries } = row;
-  if (deliveries > 0) events.signalQueueWork();
+  if (deliveries > 0) {
+    events.signalQueueWork();
+    if (db.sql) notifyQueueWork(db.sql);
+  }
   events.publishFailure({
     event: 'sync_failure',
     failure_id: id,
-    entity_type: row.entity_type,
-    external_id: row.external_id,
-    source: row.source,
-    error_message: row.error_message,
-    error_details: row.error_details,
+    entity_type: f.entity_type,
+    external_id: f.external_id ?? null,
+    source: f.source,
+    error_message: f.error_message,
+    error_details: errorDetails,
     failed_at: row.created_at.toISOString(),
   });
   return { id, status: 'open', deliveries };
+}
+
+/** PostgreSQL: a named prepared statement on the pool, without Prisma's raw-query layer. */
+async function viaPool(pool: Pool, params: unknown[]): Promise<Stored | undefined> {
+  const { rows } = await queryPrepared(pool, REPORT_SQL, params);
+  const [row] = rows as Array<[number, Date, number]>;
+  return row && { id: row[0], created_at: row[1], deliveries: row[2] };
+}
+
+/**
+ * The embedded store: the same text as the prepared statement (a constant, every value a
+ * placeholder), hence the one `Unsafe` call outside `trackedTable()`.
+ */
+async function viaPrisma(prisma: PrismaClient, params: unknown[], bulky: boolean): Promise<Stored | undefined> {
+  const [row] = await prisma.$queryRawUnsafe<Stored[]>(REPORT_SQL, ...params);
+  // raw_data may be megabytes: do not let Prisma's debug history keep it.
+  if (bulky) releaseBulkParameters();
+  return row;
 }
 
 /** The answer the first report under this key gave, as far as it can be told again. */
@@ -70,16 +100,6 @@ async function storedReport(prisma: PrismaClient, idempotencyRef: string): Promi
   });
   return { id: failure.id, status: 'open', deliveries: failure._count.deliveries };
 }
-
-type StoredFailure = {
-  id: number;
-  entity_type: string;
-  source: string;
-  external_id: string | null;
-  error_message: string;
-  error_details: SyncFailureEvent['error_details'];
-  created_at: Date;
-};
 
 export type FailureFilter = {
   entity_type?: string | null;

@@ -21,7 +21,13 @@ const reconnectDelay = (attempt: number) => Math.min(100 * 2 ** Math.max(0, atte
  */
 export function listenForQueueWork(
   databaseUrl: string,
-  options: { logger: Logger; onWork: () => void; connectTimeoutMs?: number },
+  options: {
+    logger: Logger;
+    onWork: () => void;
+    connectTimeoutMs?: number;
+    /** Notifications with this payload are ignored: they come from this process, whose worker was woken already. */
+    ownPayload?: string | undefined;
+  },
 ): QueueListener {
   const { logger, onWork } = options;
   let closed = false;
@@ -53,7 +59,9 @@ export function listenForQueueWork(
         connection.on('error', (error) => resolve(describeDatabaseError(error)));
         connection.on('end', () => resolve('connection ended'));
       });
-      connection.on('notification', onWork);
+      connection.on('notification', (notification: { payload?: string | undefined }) => {
+        if (options.ownPayload === undefined || notification.payload !== options.ownPayload) onWork();
+      });
       try {
         await connection.connect();
         await connection.query(`LISTEN ${QUEUE_CHANNEL}`);

@@ -1,4 +1,4 @@
-import { Prisma, type OutboundQueueItem, type PrismaClient } from '../generated/prisma/client';
+import type { OutboundQueueItem, PrismaClient } from '../generated/prisma/client';
 import { QueueStatus as StoredQueueStatus } from '../generated/prisma/enums';
 import { AppError, notFound, validationFailed } from '../errors/app-error';
 import type { PageShape } from '../changes/results';
@@ -13,23 +13,22 @@ export const QUEUE_CHANNEL = 'sync_gateway_queue';
 
 /**
  * The part of a statement that queues one delivery per active configuration matching a new failure,
- * for the caller's single statement: the failure, its deliveries and the wake-up are stored
- * together or not at all. The statement has a CTE `failure` with the new sync_failures row;
- * `direction` is the configurations' direction. Adds the CTEs `queued` (the new items) and `notified`.
+ * for the caller's single statement: the failure and its deliveries are stored together or not at
+ * all. `failure` names a CTE with the new sync_failures row; `direction` is SQL for the
+ * configurations' direction. Adds the CTE `queued` (the new items). The workers are woken after the
+ * commit, not by a NOTIFY inside it (`notifyQueueWork`, which says why).
  */
-export function enqueueDeliveriesSql(direction: string): Prisma.Sql {
-  return Prisma.sql`queued AS (
+export function enqueueDeliveriesSql(failure: string, direction: string): string {
+  return `queued AS (
        INSERT INTO outbound_queue_items (status, message_id, event, payload, webhook_config_id, failure_id)
        SELECT 'pending'::queue_status, 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'sync_failure',
               jsonb_build_object('event', 'sync_failure', 'entity_type', f.entity_type, 'external_id', f.external_id,
                                  'source', f.source, 'error_message', f.error_message, 'error_details', f.error_details,
                                  'failed_at', to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
               c.id, f.id
-         FROM failure f JOIN webhook_configs c ON c.active AND c.entity_type = f.entity_type AND c.direction = ${direction}::webhook_direction
+         FROM ${failure} f JOIN webhook_configs c ON c.active AND c.entity_type = f.entity_type AND c.direction = ${direction}::webhook_direction
         ORDER BY c.id
        RETURNING id
-     ), notified AS (
-       SELECT pg_notify(${QUEUE_CHANNEL}, '') FROM (SELECT 1 FROM queued LIMIT 1) AS any_queued
      )`;
 }
 

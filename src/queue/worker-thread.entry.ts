@@ -18,7 +18,8 @@ const port = parentPort!;
 const post = (message: WorkerThreadMessage) => port.postMessage(message);
 
 async function main(): Promise<void> {
-  const { config, encryptionKey } = workerData as WorkerThreadData;
+  const { config, encryptionKey, wakePending, ownNotifications } = workerData as WorkerThreadData;
+  const pending = new Int32Array(wakePending);
   const logger = createLogger(config).child({ thread: 'webhook-worker' });
   // A thread has its own copy of every module: the SSRF guard's lists must be set here too.
   setWebhookNetworks(config.webhookNetworks);
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
     secrets: createSecretBox(Buffer.from(encryptionKey)),
     logger,
     databaseUrl: config.databaseUrl,
+    ownNotifications,
     leaseMs: config.workerLeaseMs,
     retention: config.retention,
     events: {
@@ -53,8 +55,10 @@ async function main(): Promise<void> {
   });
   const beatTimer = setInterval(beat, 500);
   port.on('message', (message: 'wake' | 'stop') => {
-    if (message === 'wake') wakeUps.emit('work');
-    else
+    if (message === 'wake') {
+      Atomics.store(pending, 0, 0); // before the claim it causes: see WorkerThreadData
+      wakeUps.emit('work');
+    } else
       void (async () => {
         clearInterval(beatTimer);
         await worker.stop();

@@ -5,10 +5,22 @@ import type { EventHub } from '../events/hub';
 import { startThread } from '../threads';
 import type { OperationalEvent } from '../webhooks/endpoint-health';
 import type { Worker } from './worker';
+import { QUEUE_NOTIFIER_ID } from './queue-notify';
 
 export type BackgroundWorker = Pick<Worker, 'pollIntervalMs' | 'lastClaimAt' | 'lastClaimError' | 'start' | 'stop'>;
 
-export type WorkerThreadData = { config: AppConfig; encryptionKey: Buffer };
+export type WorkerThreadData = {
+  config: AppConfig;
+  encryptionKey: Buffer;
+  /**
+   * One Int32 shared with the thread: 1 while a 'wake' message is on its way. A burst of reports
+   * posts one message, not one each; the thread clears it before it claims, so a report committed
+   * after that clearing posts again and one committed before it is seen by that claim.
+   */
+  wakePending: SharedArrayBuffer;
+  /** The payload of this process's NOTIFYs: the thread is woken in-process for those. */
+  ownNotifications: string;
+};
 
 /** Messages from the thread. */
 export type WorkerThreadMessage =
@@ -44,7 +56,14 @@ export function startWorkerThread(options: {
     lastClaimError: () => lastClaimError,
     start() {
       if (thread) return;
-      const workerData: WorkerThreadData = { config: options.config, encryptionKey: options.encryptionKey };
+      const wakePending = new SharedArrayBuffer(4);
+      const pending = new Int32Array(wakePending);
+      const workerData: WorkerThreadData = {
+        config: options.config,
+        encryptionKey: options.encryptionKey,
+        wakePending,
+        ownNotifications: QUEUE_NOTIFIER_ID,
+      };
       thread = startThread(__dirname, 'worker-thread', workerData);
       exited = new Promise((resolve) => thread!.once('exit', resolve));
       thread.on('message', (message: WorkerThreadMessage) => {
@@ -57,7 +76,9 @@ export function startWorkerThread(options: {
       thread.on('error', (error) => options.logger.error({ err: error }, 'webhook worker thread crashed'));
       // /ready then reports the worker as not running.
       thread.on('exit', () => (lastClaimAt = undefined));
-      unsubscribe = options.events.onQueueWork(() => thread?.postMessage('wake'));
+      unsubscribe = options.events.onQueueWork(() => {
+        if (Atomics.exchange(pending, 0, 1) === 0) thread?.postMessage('wake');
+      });
     },
     async stop() {
       unsubscribe?.();

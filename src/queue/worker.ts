@@ -22,6 +22,8 @@ export type WorkerOptions = {
   events?: Pick<EventHub, 'onQueueWork'>;
   /** With PostgreSQL: LISTEN for work enqueued by other replicas. */
   databaseUrl?: string | undefined;
+  /** The payload of this process's own NOTIFYs (`QUEUE_NOTIFIER_ID`), which `events` has signalled already. */
+  ownNotifications?: string | undefined;
   /** Injected in tests to walk through the schedule without sleeping. */
   clock?: () => Date;
   /** Most items claimed at once. */
@@ -201,10 +203,13 @@ export function createWorker(options: WorkerOptions): Worker {
     return items.length;
   }
 
-  /** Claims as many items as there are free slots and starts them; returns how many. */
-  async function fill(): Promise<number> {
-    const { token, items } = await claim(Math.min(batchSize, concurrency - inFlight.size));
-    if (items.length === 0) return 0;
+  /**
+   * Claims as many items as there are free slots (at most a batch) and starts them; true when it
+   * got all it asked for, so that more may be due.
+   */
+  async function fill(): Promise<boolean> {
+    const limit = Math.min(batchSize, concurrency - inFlight.size);
+    const { token, items } = await claim(limit);
     for (const item of items) {
       const delivery: Promise<void> = startAttempt(item, token)
         .then(queueResult, (error: unknown) => {
@@ -218,15 +223,15 @@ export function createWorker(options: WorkerOptions): Worker {
         });
       inFlight.add(delivery);
     }
-    return items.length;
+    return items.length === limit;
   }
 
   async function run(): Promise<void> {
     while (running) {
       signalled = false;
-      let claimed = 0;
+      let more = false;
       try {
-        if (inFlight.size < concurrency) claimed = await fill();
+        if (inFlight.size < concurrency) more = await fill();
         lastClaimAt = Date.now();
         lastClaimError = undefined;
         options.onClaim?.();
@@ -237,10 +242,10 @@ export function createWorker(options: WorkerOptions): Worker {
         lastClaimError = described;
       }
       if (!running) break;
-      // Claim again at once while there is work and room; otherwise wait for a wake-up (new work,
-      // a freed slot) or the poll interval (work that fell due, expired leases).
-      const full = inFlight.size >= concurrency;
-      if ((claimed === 0 || full) && !signalled) {
+      // Claim again at once while a claim filled its batch and there is room. A claim that got
+      // fewer saw every due item not held by another worker: wait for a wake-up (new work
+      // committed since, a freed slot) or the poll interval (work that fell due, expired leases).
+      if (!(more && inFlight.size < concurrency) && !signalled) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, pollIntervalMs);
           stopWaiting = () => {
@@ -264,7 +269,8 @@ export function createWorker(options: WorkerOptions): Worker {
       running = true;
       unsubscribe = options.events?.onQueueWork(wake);
       // A reconnected listener wakes the loop too: work queued while it was away is claimed at once.
-      if (options.databaseUrl) listener = listenForQueueWork(options.databaseUrl, { logger, onWork: wake });
+      if (options.databaseUrl)
+        listener = listenForQueueWork(options.databaseUrl, { logger, onWork: wake, ownPayload: options.ownNotifications });
       renewal = setInterval(
         () => {
           renewLeases().catch((error: unknown) => logger.warn({ cause: describeDatabaseError(error) }, 'could not renew delivery leases'));

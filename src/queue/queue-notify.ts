@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import { QUEUE_CHANNEL } from './queue.service';
+
+/**
+ * The payload of this process's NOTIFYs. Its own worker thread, woken in-process already, ignores
+ * them (it gets the id through its thread data: a thread has its own copy of this module).
+ */
+export const QUEUE_NOTIFIER_ID = randomUUID();
+
+type Notifier = { sending: boolean; again: boolean };
+const notifiers = new WeakMap<Pool, Notifier>();
+
+/**
+ * Tells the workers of every replica (their LISTEN, ADR 0005) that deliveries were queued: a
+ * `NOTIFY` of its own after the statement that queued them committed, at most one at a time per
+ * pool; reports that queue work while one is on its way get one more after it (their items may
+ * have committed after that one was sent). Never inside the report's own statement: a transaction
+ * that notifies holds a database-wide lock through its commit, so every report would commit one at
+ * a time behind it (ADR 0033, "Failure reports"). Only a hint: a NOTIFY that fails or never comes
+ * (the process died after the commit) costs latency, not deliveries, since every worker also polls.
+ */
+export function notifyQueueWork(pool: Pool): void {
+  let notifier = notifiers.get(pool);
+  if (!notifier) notifiers.set(pool, (notifier = { sending: false, again: false }));
+  if (notifier.sending) {
+    notifier.again = true;
+    return;
+  }
+  notifier.sending = true;
+  void send(pool, notifier);
+}
+
+async function send(pool: Pool, notifier: Notifier): Promise<void> {
+  do {
+    notifier.again = false;
+    // A pool that is closing, or a database that is away: the workers' polls find the items.
+    await pool.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, QUEUE_NOTIFIER_ID]).catch(() => undefined);
+  } while (notifier.again);
+  notifier.sending = false;
+}
