@@ -13,7 +13,12 @@ import { trackedTable, type SqlRunner, type TrackedTableName } from './ledger';
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
 
-export type PageArgs = { since?: Date | null; after_id?: number | null; limit?: number | null; offset?: number | null };
+export type PageArgs = {
+  since?: Date | null | undefined;
+  after_id?: number | null | undefined;
+  limit?: number | null | undefined;
+  offset?: number | null | undefined;
+};
 export type Page = { since: Date | undefined; afterId: number | undefined; limit: number; offset: number };
 
 /** SPEC 4.1: limit defaults to 50 and is clamped to 500 (the clamp shows in meta.limit). */

@@ -76,7 +76,10 @@ export const TrackedRecord = builder.interfaceRef<TrackedRow>('TrackedRecord').i
 });
 
 /** `where` for a lookup by middleware id or external id; exactly one must be given. */
-export function idOrExternalId(args: { id?: number | null; externalId?: string | null }): { id: number } | { externalId: string } {
+export function idOrExternalId(args: {
+  id?: number | null | undefined;
+  externalId?: string | null | undefined;
+}): { id: number } | { externalId: string } {
   if (args.id != null && args.externalId == null) return { id: args.id };
   if (args.externalId != null && args.id == null) return { externalId: args.externalId };
   throw validationFailed([{ field: 'id', message: 'Give exactly one of id and externalId' }]);

@@ -138,7 +138,7 @@ export async function acknowledgeMany(
   prisma: PrismaClient,
   table: TrackedTableName,
   reader: string,
-  args: { ids?: readonly number[] | null; items?: readonly AckItem[] | null },
+  args: { ids?: readonly number[] | null | undefined; items?: readonly AckItem[] | null | undefined },
 ): Promise<BatchAckResultShape> {
   if ((args.ids == null) === (args.items == null)) {
     throw validationFailed([{ field: 'ids', message: 'Give exactly one of ids and items' }]);

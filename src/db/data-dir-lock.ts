@@ -8,7 +8,7 @@ import { currentHolder, holderIsGone, lockIdentity, removeHolder, writeHolder, t
 export class DataDirLockedError extends Error {
   constructor(
     readonly dataDir: string,
-    holder?: LockHolder | null,
+    holder?: LockHolder | null | undefined,
   ) {
     super(
       `The data directory ${dataDir} is in use by another sync-gateway process (a running server or CLI)` +

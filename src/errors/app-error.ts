@@ -77,7 +77,7 @@ export function errorResponse(
   const status = errorStatus[code];
   return new Response(JSON.stringify(errorBody(code, message, details, requestId)), {
     status,
-    statusText: STATUS_CODES[status],
+    statusText: STATUS_CODES[status] ?? '',
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
 }

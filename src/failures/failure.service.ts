@@ -102,16 +102,16 @@ async function storedReport(prisma: PrismaClient, idempotencyRef: string): Promi
 }
 
 export type FailureFilter = {
-  entity_type?: string | null;
-  status?: FailureStatus | null;
-  source?: FailureSource | null;
+  entity_type?: string | null | undefined;
+  status?: FailureStatus | null | undefined;
+  source?: FailureSource | null | undefined;
 };
 
 /** Newest first; raw_data is left out (hasRawData says whether there is some). */
 export function listFailures(
   prisma: PrismaClient,
   filter: FailureFilter,
-  args: PageArgs & { since?: Date | null },
+  args: PageArgs & { since?: Date | null | undefined },
 ): Promise<PageShape<Omit<SyncFailure, 'rawData'>>> {
   const where = {
     ...(filter.entity_type ? { entityType: filter.entity_type } : {}),
@@ -169,7 +169,7 @@ export async function acknowledgeUpdate(
   entityType: AckEntityType,
   item: AckItem,
   caller: { reader: string; name: string },
-  note?: string | null,
+  note?: string | null | undefined,
 ): Promise<{ success: true; acknowledged: number; resolvedFailures: number }> {
   const { id } = item;
   const entity = KEYED_ENTITIES.find((e) => e.entityType === entityType)!;

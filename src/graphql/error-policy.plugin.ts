@@ -37,8 +37,8 @@ function classify(error: GraphQLError, ctx: RequestContext): GraphQLError {
   const original = error.originalError;
   if (original instanceof AppError) {
     return new GraphQLError(original.message, {
-      nodes: error.nodes,
-      path: error.path,
+      nodes: error.nodes ?? null,
+      path: error.path ?? null,
       extensions: { ...original.extensions },
     });
   }
@@ -47,12 +47,16 @@ function classify(error: GraphQLError, ctx: RequestContext): GraphQLError {
   if (outage) {
     ctx.logger.warn({ outage, path: error.path?.join('.') }, 'database unavailable; answered 503');
     const unavailable = serviceUnavailable(ctx.requestId);
-    return new GraphQLError(unavailable.message, { nodes: error.nodes, path: error.path, extensions: { ...unavailable.extensions } });
+    return new GraphQLError(unavailable.message, {
+      nodes: error.nodes ?? null,
+      path: error.path,
+      extensions: { ...unavailable.extensions },
+    });
   }
   ctx.logger.error({ err: original, path: error.path?.join('.') }, 'unexpected error while executing');
   return new GraphQLError('Internal server error', {
-    nodes: error.nodes,
-    path: error.path,
+    nodes: error.nodes ?? null,
+    path: error.path ?? null,
     extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: ctx.requestId },
   });
 }
@@ -60,8 +64,8 @@ function classify(error: GraphQLError, ctx: RequestContext): GraphQLError {
 function withCode(error: GraphQLError): GraphQLError {
   if (isErrorCode(error.extensions?.code)) return error;
   return new GraphQLError(error.message, {
-    nodes: error.nodes,
-    path: error.path,
+    nodes: error.nodes ?? null,
+    path: error.path ?? null,
     extensions: { ...error.extensions, code: 'VALIDATION_FAILED' },
   });
 }

@@ -37,7 +37,7 @@ type HistoryRow = {
   token_name: string | null;
   old_values: Record<string, unknown> | null;
   new_values: Record<string, unknown>;
-  pricelist_external_id?: string | null;
+  pricelist_external_id?: string | null | undefined;
 };
 
 /** What is wrong with a limit (1…MAX_HISTORY_LIMIT, or none for the default). */

@@ -50,7 +50,7 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
       const allow = allowed.join(', ');
       // A CORS preflight carries Access-Control-Request-Method; Yoga's CORS answers it when enabled.
       if (request.method === 'OPTIONS' && !request.headers.has('access-control-request-method')) {
-        endResponse(new Response(null, { status: 204, statusText: STATUS_CODES[204], headers: { allow } }));
+        endResponse(new Response(null, { status: 204, statusText: STATUS_CODES[204] ?? '', headers: { allow } }));
         return;
       }
       if (!allowed.includes(request.method)) {

@@ -17,7 +17,7 @@ const revokedResult = (): ExecutionResult => ({
 export function useRevocableStreams(liveStreams: LiveStreams): Plugin {
   return {
     onSubscribe({ args }) {
-      const context = args.contextValue as { auth?: AuthInfo | null; [GRAPHQL_WS_CONTEXT_FLAG]?: boolean };
+      const context = args.contextValue as { auth?: AuthInfo | null | undefined; [GRAPHQL_WS_CONTEXT_FLAG]?: boolean };
       const auth = context.auth;
       if (!auth || context[GRAPHQL_WS_CONTEXT_FLAG]) return;
       return {

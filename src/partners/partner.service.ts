@@ -99,7 +99,11 @@ export function listUpdatedPartners(db: ChangeListSource, reader: string, args: 
   return changeListPage(db, 'partners', reader, args);
 }
 
-export type PartnerFilter = { pending?: boolean | null; type?: string | null; rootsOnly?: boolean | null };
+export type PartnerFilter = {
+  pending?: boolean | null | undefined;
+  type?: string | null | undefined;
+  rootsOnly?: boolean | null | undefined;
+};
 
 export function listPartners(prisma: PrismaClient, filter: PartnerFilter, args: PageArgs): Promise<PageShape<Partner>> {
   const where = {

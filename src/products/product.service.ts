@@ -49,9 +49,9 @@ export async function syncProducts(
 }
 
 export type ProductFilter = {
-  pending?: boolean | null;
-  externalId?: string | null;
-  updatedSince?: Date | null;
+  pending?: boolean | null | undefined;
+  externalId?: string | null | undefined;
+  updatedSince?: Date | null | undefined;
 };
 
 /** All products for dashboards, newest change first; does not touch the acknowledgement ledger. */

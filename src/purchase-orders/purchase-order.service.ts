@@ -86,7 +86,7 @@ export function listUpdatedPurchaseOrders(db: ChangeListSource, reader: string, 
 
 export function listPurchaseOrders(
   prisma: PrismaClient,
-  filter: { supplierExternalId?: string | null; pending?: boolean | null },
+  filter: { supplierExternalId?: string | null | undefined; pending?: boolean | null | undefined },
   args: PageArgs,
 ): Promise<PageShape<PurchaseOrder>> {
   const where = {

@@ -72,7 +72,7 @@ export async function deliveriesPerMinute(prisma: PrismaClient, minutes: number)
 /** Queue items, newest first, optionally of one status and of one failure (the failure's deliveries). */
 export function listQueueItems(
   prisma: PrismaClient,
-  filter: { status?: QueueStatus | null; failureId?: number | null },
+  filter: { status?: QueueStatus | null | undefined; failureId?: number | null | undefined },
   args: PageArgs,
 ): Promise<PageShape<OutboundQueueItem>> {
   // Ids are positive: a failureId of 0 or less names nothing and is a mistake, not an empty page.
@@ -127,7 +127,7 @@ export type RecoverableStatus = (typeof RECOVERABLE_STATUSES)[number];
  */
 export async function recoverQueueItems(
   prisma: PrismaClient,
-  window: { since: Date; until?: Date | null; status?: RecoverableStatus | null },
+  window: { since: Date; until?: Date | null | undefined; status?: RecoverableStatus | null | undefined },
   now: Date = new Date(),
 ): Promise<number> {
   if (window.until && window.since.getTime() > window.until.getTime()) {

@@ -18,18 +18,18 @@ export type RetentionPolicy = {
 /** The worker's retention: the policy, and how its runs go. */
 export type RetentionSettings = RetentionPolicy & {
   /** Pause between runs that finished; a run cut short by its time limit is followed after a second. */
-  intervalMs?: number;
-  batchSize?: number;
-  timeLimitMs?: number;
+  intervalMs?: number | undefined;
+  batchSize?: number | undefined;
+  timeLimitMs?: number | undefined;
 };
 
 export type PruneOptions = {
   /** The worker's clock: ages are measured from it (tests inject one). */
   now: Date;
   /** Rows deleted per statement: short statements keep locks and the embedded store's thread free. */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** A run stops after the batch that passes this; the rest waits for the next run. */
-  timeLimitMs?: number;
+  timeLimitMs?: number | undefined;
 };
 
 export type PruneResult = {

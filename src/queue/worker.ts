@@ -19,36 +19,36 @@ export type WorkerOptions = {
   secrets: SecretBox;
   logger: Logger;
   /** Wake-ups when work is queued in this process. */
-  events?: Pick<EventHub, 'onQueueWork'>;
+  events?: Pick<EventHub, 'onQueueWork'> | undefined;
   /** With PostgreSQL: LISTEN for work enqueued by other replicas. */
   databaseUrl?: string | undefined;
   /** The payload of this process's own NOTIFYs (`QUEUE_NOTIFIER_ID`), which `events` has signalled already. */
   ownNotifications?: string | undefined;
   /** Injected in tests to walk through the schedule without sleeping. */
-  clock?: () => Date;
+  clock?: (() => Date) | undefined;
   /** Most items claimed at once. */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** Most deliveries in flight at once; a slow receiver holds one slot, not the queue. */
-  concurrency?: number;
-  pollIntervalMs?: number;
+  concurrency?: number | undefined;
+  pollIntervalMs?: number | undefined;
   /**
    * A claimed item whose worker died is reclaimed after this. A live worker renews the leases of
    * the items it holds every third of it, so a delivery may take longer than the lease.
    */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /** How long results (kept in memory) are retried while the database is unavailable. */
-  resultRetryMs?: number;
-  timeoutMs?: number;
+  resultRetryMs?: number | undefined;
+  timeoutMs?: number | undefined;
   /** Called after every successful claim (the worker thread reports its first one at once). */
-  onClaim?: () => void;
+  onClaim?: (() => void) | undefined;
   /** Counts attempts by outcome (Prometheus). */
-  onAttempt?: (outcome: 'completed' | 'retry' | 'failed') => void;
+  onAttempt?: ((outcome: 'completed' | 'retry' | 'failed') => void) | undefined;
   /** A configuration failing this long without a success is disabled (WEBHOOK_DISABLE_AFTER_HOURS); 0: never. */
-  disableAfterMs?: number;
+  disableAfterMs?: number | undefined;
   /** Items abandoned or recovered, configurations disabled: for the `operationalEvents` subscription. */
-  onOperationalEvents?: (events: OperationalEvent[]) => void;
+  onOperationalEvents?: ((events: OperationalEvent[]) => void) | undefined;
   /** Prunes finished records while running (ADR 0021); without it nothing is pruned. */
-  retention?: RetentionSettings;
+  retention?: RetentionSettings | undefined;
 };
 
 /** Short enough that a dead worker's deliveries are taken over within seconds; renewed while alive. */

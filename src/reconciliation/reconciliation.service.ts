@@ -67,10 +67,10 @@ export type ReconcileItem = { external_id: string; digest: string; field_digests
 
 export type ReconcileRequest = {
   items: readonly ReconcileItem[];
-  after?: string | null;
-  to?: string | null;
-  to_end?: boolean | null;
-  resync?: boolean | null;
+  after?: string | null | undefined;
+  to?: string | null | undefined;
+  to_end?: boolean | null | undefined;
+  resync?: boolean | null | undefined;
 };
 
 export type ReconcileResult = {

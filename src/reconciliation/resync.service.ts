@@ -10,11 +10,11 @@ const DIRECTIONS = ['inbound', 'outbound'];
 
 export type ResyncRequest = {
   entity_type: string;
-  external_ids?: readonly string[] | null;
-  since?: Date | null;
-  until?: Date | null;
-  partner_type?: string | null;
-  direction?: string | null;
+  external_ids?: readonly string[] | null | undefined;
+  since?: Date | null | undefined;
+  until?: Date | null | undefined;
+  partner_type?: string | null | undefined;
+  direction?: string | null | undefined;
 };
 
 /**

@@ -39,16 +39,16 @@ export async function syncSaleOrders(
 }
 
 export type SaleOrderFilter = {
-  direction?: SaleOrderDirection | null;
-  pending?: boolean | null;
-  partnerExternalId?: string | null;
+  direction?: SaleOrderDirection | null | undefined;
+  pending?: boolean | null | undefined;
+  partnerExternalId?: string | null | undefined;
 };
 
 /** Sale orders with pending changes, optionally of one direction; the page is remembered for the ack. */
 export function listUpdatedSaleOrders(
   db: ChangeListSource,
   reader: string,
-  args: PageArgs & { direction?: SaleOrderDirection | null },
+  args: PageArgs & { direction?: SaleOrderDirection | null | undefined },
 ): Promise<PageShape<SaleOrder>> {
   return changeListPage(db, 'sale_orders', reader, args, args.direction ? { direction: args.direction } : {});
 }

@@ -71,7 +71,10 @@ export async function createWebhook(prisma: PrismaClient, box: SecretBox, input:
  * Enabling a disabled configuration, or pointing it at a new URL, starts its health afresh
  * (ADR 0022): an old failure streak would otherwise disable it again at its next failure.
  */
-export async function updateWebhook(prisma: PrismaClient, box: SecretBox, id: number, patch: Partial<WebhookInput>): Promise<WebhookView> {
+/** Fields to change; absent or undefined ones stay as they are. */
+export type WebhookPatch = { [K in keyof WebhookInput]?: WebhookInput[K] | undefined };
+
+export async function updateWebhook(prisma: PrismaClient, box: SecretBox, id: number, patch: WebhookPatch): Promise<WebhookView> {
   const p = parseInput(webhookInput.partial(), Object.fromEntries(Object.entries(patch).filter(([, v]) => v != null)));
   const current = await findWebhook(prisma, id);
   const freshStart = (p.active === true && !current.active) || (p.url !== undefined && p.url !== current.url);

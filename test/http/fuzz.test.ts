@@ -221,7 +221,7 @@ describe.each(backends)('fuzzed input on %s', (backend) => {
     const response = await fetch(`${ctx.api.url}${request.path}`, {
       method: request.method,
       headers: { authorization: `Bearer ${token}`, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: request.body,
+      body: request.body ?? null,
     });
     return { status: response.status, text: await response.text() };
   }

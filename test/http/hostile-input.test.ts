@@ -254,7 +254,7 @@ describe.each(backends)('hostile input on %s', (backend) => {
     const response = await fetch(`${ctx.api.url}${c.path}`, {
       method: c.method,
       headers: { ...headers, authorization: `Bearer ${ctx.api.token}` },
-      body: typeof c.body === 'string' || c.body === undefined ? c.body : new Uint8Array(c.body),
+      body: typeof c.body === 'string' || c.body === undefined ? (c.body ?? null) : new Uint8Array(c.body),
     });
     const text = await response.text();
     expect({ status: response.status, text: text.slice(0, 300) }).toEqual({ status: c.status, text: expect.any(String) });

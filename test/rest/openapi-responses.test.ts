@@ -84,7 +84,7 @@ describe.each(backends)('the OpenAPI document against real responses on %s', (ba
       headers['content-type'] ??= 'application/json';
     }
     const server = call.registrationClosed ? closedApi : api;
-    const response = await fetch(`${server.url}${call.path}`, { method: call.method, headers, body, redirect: 'manual' });
+    const response = await fetch(`${server.url}${call.path}`, { method: call.method, headers, body: body ?? null, redirect: 'manual' });
     const text = await response.text();
     let parsed: unknown;
     try {

@@ -103,7 +103,7 @@ export async function startTestServer(
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(`${url}${path}`, { method, headers, body });
+    const response = await fetch(`${url}${path}`, { method, headers, body: body ?? null });
     const text = await response.text();
     let parsed: unknown;
     try {
