@@ -46,11 +46,17 @@ function runnerOn(client: PoolClient): PgRunner {
 /**
  * Runs `work` in one transaction on a connection of `pool` (the database's default isolation, read
  * committed, as Prisma's `$transaction`). Whatever `work` throws rolls the transaction back and is
- * rethrown; a connection that cannot even roll back is destroyed rather than returned to the pool.
+ * rethrown; a connection that failed, or cannot even roll back, is destroyed rather than returned to the pool.
  */
 export async function inPgTransaction<T>(pool: Pool, work: (runner: PgRunner) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // The pool listens for errors only on idle connections: a connection lost while checked out
+  // would otherwise be an unhandled 'error' event. Its queries fail on their own; it is destroyed.
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     try {
       await client.query('BEGIN');
@@ -69,6 +75,7 @@ export async function inPgTransaction<T>(pool: Pool, work: (runner: PgRunner) =>
       throw error;
     }
   } finally {
+    client.removeListener('error', onError);
     client.release(broken);
   }
 }

@@ -75,6 +75,21 @@ describeWithPostgres('push transactions on the pg pool (PostgreSQL)', () => {
     expect(await inPgTransaction(pool, (tx) => tx.$queryRawUnsafe('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
   });
 
+  it('survives losing its connection mid-transaction: the push fails, the process and the pool carry on', async () => {
+    const pool = db.sql!;
+    await expect(
+      inPgTransaction(pool, async (tx) => {
+        const [own] = await tx.$queryRawUnsafe<Array<{ pid: number }>>('SELECT pg_backend_pid() AS pid');
+        await db.prisma.$queryRawUnsafe('SELECT pg_terminate_backend($1::int) AS ended', own!.pid);
+        // Give the lost connection's error event time to arrive before the next statement.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return tx.$queryRawUnsafe('SELECT 1 AS one');
+      }),
+    ).rejects.toThrow();
+    expect(pool.totalCount - pool.idleCount).toBe(0);
+    expect(await inPgTransaction(pool, (tx) => tx.$queryRawUnsafe('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
+  });
+
   it('is the path inTransaction takes for a client opened on PostgreSQL: Prisma sees none of it', async () => {
     expect(attachedPool(db.prisma)).toBe(db.sql);
     const before = db.queryCount();
