@@ -6,7 +6,8 @@
  *
  *   npx tsx bench/compare-builds.ts <root of build A> <root of build B>
  *
- * A root is a directory with bin/, dist/ and prisma/ (a copy of a built checkout). Knobs:
+ * A root is a directory with bin/, dist/, prisma/ and package.json (a copy of a built checkout);
+ * each service runs with the node flags and environment of its build's `npm start`. Knobs:
  * BENCH_ROUNDS (default 5), BENCH_ONLY (product-sync,stock-upsert), BENCH_STOCK_REQUESTS.
  */
 import { spawn } from 'node:child_process';
@@ -60,9 +61,20 @@ async function measured(s: Running, client: Client, requests: number, work: () =
   };
 }
 
+/** The environment assignments and node flags of a build's `npm start`, as bench/lib/service.ts runs the service. */
+function startScript(root: string): { env: Record<string, string>; nodeFlags: string[] } {
+  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = start.split(/\s+/);
+  const assignments = words.filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word)).map((word) => word.split('=', 2) as [string, string]);
+  return { env: Object.fromEntries(assignments), nodeFlags: words.filter((word) => word.startsWith('--')) };
+}
+
 function cli(root: string, args: string[], env: NodeJS.ProcessEnv, onLine?: (line: string) => boolean) {
   return new Promise<{ out: string; child: ReturnType<typeof spawn> }>((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin', 'sync-gateway.js'), ...args], { env });
+    const start = args[0] === 'serve' ? startScript(root) : { env: {}, nodeFlags: [] };
+    const child = spawn(process.execPath, [...start.nodeFlags, path.join(root, 'bin', 'sync-gateway.js'), ...args], {
+      env: { ...start.env, ...env },
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
       out += d;
@@ -78,7 +90,6 @@ async function start(build: Build): Promise<Running> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sgw-compare-'));
   const env = {
     ...process.env,
-    MALLOC_MMAP_THRESHOLD_: '131072',
     DATABASE_URL: db.url,
     DATA_DIR: dataDir,
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
