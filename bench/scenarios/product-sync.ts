@@ -42,7 +42,7 @@ export function catalogue(prefix: string, v: number): Product[] {
 const chunks = <T>(xs: T[], n: number) => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, (i + 1) * n));
 
 /** The shortest correct code for one batch: the same statements the service needs, by hand. */
-async function rawSync(client: Client, products: Product[], context: string): Promise<number> {
+export async function rawSync(client: Client, products: Product[], context: string): Promise<number> {
   await client.query('BEGIN');
   try {
     const stored = await client.query<{

@@ -47,7 +47,7 @@ const RAW_UPSERT = `
      updated_at = EXCLUDED.updated_at
    WHERE t.quantity <> EXCLUDED.quantity OR t.purchase_price IS DISTINCT FROM EXCLUDED.purchase_price`;
 
-function rawUpsert(client: Client, entries: Entry[]) {
+export function rawUpsert(client: Client, entries: Entry[]) {
   return client.query(RAW_UPSERT, [
     entries.map((e) => e.supplier_external_id),
     entries.map((e) => e.product_external_id),

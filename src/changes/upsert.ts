@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../generated/prisma/client';
 import { releaseBulkParameters } from '../db/prisma-debug-history';
+import { attachedPool, inPgTransaction } from '../db/pg-transaction';
 import { takeChangeClock } from './change-clock';
 import { changedFieldNames, mergeFields, type FieldMap } from './diff';
 import { trackedTable, type SqlRunner } from './ledger';
@@ -70,12 +71,17 @@ const MAX_ATTEMPTS = 3;
 
 /**
  * Runs `work` in one transaction, retried when another request inserted one of its new external
- * ids first (the retry then sees and updates that row).
+ * ids first (the retry then sees and updates that row). On PostgreSQL the transaction runs on the
+ * pg pool beneath Prisma's adapter, without Prisma's transaction and raw-query layers (ADR 0031,
+ * "History cost"); on the embedded store through Prisma.
  */
 export async function inTransaction<T>(prisma: PrismaClient, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+  const pool = attachedPool(prisma);
   try {
     for (let attempt = 1; ; attempt++) {
       try {
+        // The runner has Prisma's raw-query methods and result shapes, without the PrismaPromise brand.
+        if (pool) return await inPgTransaction(pool, (runner) => work(runner as unknown as SqlRunner));
         return await prisma.$transaction((tx) => work(tx), { maxWait: 30_000, timeout: 120_000 });
       } catch (error) {
         if (!(error instanceof ConcurrentInsertError) || attempt >= MAX_ATTEMPTS) throw error;

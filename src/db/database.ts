@@ -9,6 +9,7 @@ import { startEmbeddedThread, type EmbeddedThread } from './embedded-thread';
 import { createHousekeeping, type Housekeeping, type HousekeepingOptions } from './housekeeping';
 import { applyMigrations } from './migrator';
 import { migrationsUpToDate } from './migrations-up-to-date';
+import { attachPool } from './pg-transaction';
 import { startThread } from '../threads';
 import { DEFAULT_POOL_SETTINGS, postgresPoolConfig, waitForPostgres, type PoolSettings } from './postgres-pool';
 
@@ -111,6 +112,8 @@ async function openPostgres(databaseUrl: string, logger: Logger, pool: DatabaseO
   pgPool.on('error', (error) => logger.warn({ cause: error.message }, 'idle database connection lost'));
   const adapter = new PrismaPg(pgPool);
   const prisma = new PrismaClient({ adapter });
+  // Pushes run their transactions on this pool directly (src/db/pg-transaction.ts).
+  attachPool(prisma, pgPool);
   const url = new URL(databaseUrl);
   return {
     prisma,

@@ -62,7 +62,7 @@ async function run(pool: Pool, text: string, values: unknown[]): Promise<Prepare
   return { columns: result.fields.map(checkedColumn), rows: result.rows };
 }
 
-function checkedColumn(field: FieldDef): string {
+export function checkedColumn(field: FieldDef): string {
   if (!PRISMA_COMPATIBLE.has(field.dataTypeID)) {
     throw new Error(
       `column ${field.name} has type oid ${field.dataTypeID}, whose shape as Prisma returns it is not mapped (src/db/prepared-query.ts)`,

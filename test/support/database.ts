@@ -5,6 +5,7 @@ import { Client, Pool } from 'pg';
 import { applyMigrations } from '../../src/db/migrator';
 import { migratePostgres, type Backend } from '../../src/db/database';
 import { startEmbeddedThread } from '../../src/db/embedded-thread';
+import { attachPool } from '../../src/db/pg-transaction';
 import { PrismaClient } from '../../src/generated/prisma/client';
 
 export type TestDatabase = {
@@ -76,6 +77,8 @@ async function openPostgres(): Promise<TestDatabase> {
   // pool.end() resolves before its sockets close; the forced DROP may then terminate one (57P01).
   sql.on('error', () => undefined);
   const { prisma, queryCount } = countingClient(new PrismaPg(sql));
+  // As the server opens PostgreSQL: pushes run their transactions on the pool directly.
+  attachPool(prisma, sql);
   return {
     backend: 'postgresql',
     prisma,
