@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../generated/prisma/client';
 import { releaseBulkParameters } from '../db/prisma-debug-history';
-import { attachedPool, inPgTransaction } from '../db/pg-transaction';
+import { attachedPool, inPgTransaction, type PgRunner } from '../db/pg-transaction';
 import { takeChangeClock } from './change-clock';
 import { changedFieldNames, mergeFields, type FieldMap } from './diff';
 import { trackedTable, type SqlRunner } from './ledger';
@@ -75,12 +75,16 @@ const MAX_ATTEMPTS = 3;
  * pg pool beneath Prisma's adapter, without Prisma's transaction and raw-query layers (ADR 0031,
  * "History cost"); on the embedded store through Prisma.
  */
+/** Compiles only while the pg runner has every method of SqlRunner, which the cast in inTransaction cannot check. */
+export const PG_RUNNER_IS_COMPLETE: Exclude<keyof SqlRunner, keyof PgRunner> extends never ? true : never = true;
+
 export async function inTransaction<T>(prisma: PrismaClient, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
   const pool = attachedPool(prisma);
   try {
     for (let attempt = 1; ; attempt++) {
       try {
-        // The runner has Prisma's raw-query methods and result shapes, without the PrismaPromise brand.
+        // The runner has Prisma's raw-query methods and result shapes, without the PrismaPromise brand
+        // (and PG_RUNNER_IS_COMPLETE below fails to compile if a method a push may call is missing).
         if (pool) return await inPgTransaction(pool, (runner) => work(runner as unknown as SqlRunner));
         return await prisma.$transaction((tx) => work(tx), { maxWait: 30_000, timeout: 120_000 });
       } catch (error) {

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import type { PrismaClient } from '../generated/prisma/client';
+import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { checkedColumn, prismaShapes } from './prepared-query';
 
 /**
@@ -10,8 +10,13 @@ import { checkedColumn, prismaShapes } from './prepared-query';
  * `queryPrepared`), so the same statements run unchanged under Prisma on the embedded store.
  */
 
-/** What a push's statements need of a connection: Prisma's two raw-query methods. */
+/**
+ * What a push's statements need of a connection: Prisma's four raw-query methods (the tagged ones
+ * build their text and values with `Prisma.sql`, nested fragments included, as Prisma does).
+ */
 export type PgRunner = {
+  $queryRaw<T = unknown>(strings: TemplateStringsArray, ...values: unknown[]): Promise<T>;
+  $executeRaw(strings: TemplateStringsArray, ...values: unknown[]): Promise<number>;
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
 };
@@ -30,16 +35,24 @@ export function attachedPool(prisma: PrismaClient): Pool | undefined {
 }
 
 function runnerOn(client: PoolClient): PgRunner {
+  const rows = async <T>(text: string, values: unknown[]): Promise<T> => {
+    const result = await client.query({ text, values, types: prismaShapes });
+    result.fields.forEach(checkedColumn);
+    return result.rows as T;
+  };
+  const count = async (text: string, values: unknown[]): Promise<number> =>
+    (await client.query({ text, values, types: prismaShapes })).rowCount ?? 0;
   return {
-    async $queryRawUnsafe<T>(query: string, ...values: unknown[]): Promise<T> {
-      const result = await client.query({ text: query, values, types: prismaShapes });
-      result.fields.forEach(checkedColumn);
-      return result.rows as T;
+    $queryRaw: <T>(strings: TemplateStringsArray, ...values: unknown[]) => {
+      const sql = Prisma.sql(strings, ...values);
+      return rows<T>(sql.text, sql.values);
     },
-    async $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> {
-      const result = await client.query({ text: query, values, types: prismaShapes });
-      return result.rowCount ?? 0;
+    $executeRaw: (strings: TemplateStringsArray, ...values: unknown[]) => {
+      const sql = Prisma.sql(strings, ...values);
+      return count(sql.text, sql.values);
     },
+    $queryRawUnsafe: <T>(query: string, ...values: unknown[]) => rows<T>(query, values),
+    $executeRawUnsafe: (query: string, ...values: unknown[]) => count(query, values),
   };
 }
 

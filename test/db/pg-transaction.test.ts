@@ -1,6 +1,6 @@
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { attachedPool, inPgTransaction } from '../../src/db/pg-transaction';
-import { inTransaction } from '../../src/changes/tracked-sync';
+import { inTransaction } from '../../src/changes/upsert';
 
 /**
  * Pushes on PostgreSQL run their transactions on the pg pool directly (src/db/pg-transaction.ts).
