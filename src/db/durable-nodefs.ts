@@ -80,6 +80,14 @@ export class DurableNodeFS extends NodeFS {
   }
 
   /**
+   * Lets go of the instance last opened on it, once that is closed: the base class keeps it until
+   * the next init, which would keep its memory alive through a recycle (ADR 0035).
+   */
+  releaseClosedInstance(): void {
+    delete this.pg;
+  }
+
+  /**
    * One sync of the file system holding the data directory (syncfs(2) via coreutils' `sync -f`).
    * After it, Postgres's own walk over every file after an unclean stop (SyncDataDirectory, an
    * fsync per file: seconds on a disk that flushes its cache on each) only syncs what this process
@@ -146,8 +154,14 @@ export function durableStartParams(): string[] {
  * WAL is on stable storage; without it PGlite's stock behaviour (an OS crash can lose or corrupt).
  */
 export async function openEmbeddedStore(pgDir: string, options: { fsync: boolean; logger?: StoreLogger }): Promise<PGlite> {
-  return (await embeddedStoreOpener(pgDir, options))();
+  return (await embeddedStoreOpener(pgDir, options)).open();
 }
+
+export type EmbeddedStoreOpener = {
+  open(): Promise<PGlite>;
+  /** Once the instance last opened is closed: drops every reference this opener keeps to it. */
+  releaseClosed(): void;
+};
 
 /**
  * The open path of the embedded store, reusable: each call opens a fresh PGlite on the same data
@@ -155,17 +169,21 @@ export async function openEmbeddedStore(pgDir: string, options: { fsync: boolean
  * system is one object across instances, so its record of what was written since the whole
  * directory was synced stays true and the directory is synced at once only the first time.
  */
-export async function embeddedStoreOpener(
-  pgDir: string,
-  options: { fsync: boolean; logger?: StoreLogger },
-): Promise<() => Promise<PGlite>> {
+export async function embeddedStoreOpener(pgDir: string, options: { fsync: boolean; logger?: StoreLogger }): Promise<EmbeddedStoreOpener> {
   if (!options.fsync) {
     options.logger?.warn('EMBEDDED_FSYNC=false: an OS crash or power cut can lose acknowledged writes or corrupt the store');
-    return () => PGlite.create({ dataDir: pgDir, startParams: [...PGlite.defaultStartParams, ...embeddedSettingParams()] });
+    return {
+      open: () => PGlite.create({ dataDir: pgDir, startParams: [...PGlite.defaultStartParams, ...embeddedSettingParams()] }),
+      // Each instance has a file system of its own.
+      releaseClosed: () => undefined,
+    };
   }
   const fs = new DurableNodeFS(pgDir);
   await fs.syncWholeDirectory(options.logger);
-  return () => PGlite.create({ fs, startParams: [...durableStartParams(), ...embeddedSettingParams()] });
+  return {
+    open: () => PGlite.create({ fs, startParams: [...durableStartParams(), ...embeddedSettingParams()] }),
+    releaseClosed: () => fs.releaseClosedInstance(),
+  };
 }
 
 function isWalSegment(hostPath: string): boolean {

@@ -39,4 +39,12 @@ export type ThreadMessage =
   | { type: 'reply'; id: number; result?: unknown; error?: ThreadError }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }
   | { type: 'failed'; message: string }
-  | { type: 'recycled'; pauseMs: number; wasmBytesBefore: number; wasmBytesAfter: number };
+  | {
+      type: 'recycled';
+      pauseMs: number;
+      wasmBytesBefore: number;
+      wasmBytesAfter: number;
+      /** The process's RSS before the old instance was closed, and once it was collected (before the reopen). */
+      rssBytesBefore: number;
+      rssBytesCollected: number;
+    };

@@ -9,7 +9,8 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { carriesBulkParameter, releaseAdapterParameters } from './adapter-debug-history';
-import { embeddedStoreOpener, type StoreLogger } from './durable-nodefs';
+import { fullCollection } from './collect-garbage';
+import { embeddedStoreOpener, type EmbeddedStoreOpener, type StoreLogger } from './durable-nodefs';
 import type { EmbeddedRequest, EmbeddedThreadData, RequestEnvelope, ThreadError, ThreadMessage } from './embedded-protocol';
 
 const port = parentPort!;
@@ -56,10 +57,17 @@ async function withBulkReleased<T>(query: { args: unknown[] }, run: () => Promis
 }
 
 async function main(): Promise<void> {
-  const open = data.pgDir ? await embeddedStoreOpener(data.pgDir, { fsync: data.fsync, logger }) : () => PGlite.create();
-  // Replaced by a fresh instance at each recycle (below): nothing else may hold the old one.
-  let pglite = await open();
-  let adapter = await new PrismaPGlite(pglite).connect();
+  const opener: EmbeddedStoreOpener = data.pgDir
+    ? await embeddedStoreOpener(data.pgDir, { fsync: data.fsync, logger })
+    : { open: () => PGlite.create(), releaseClosed: () => undefined };
+  const connect = async (pglite: PGlite) => ({ pglite, adapter: await new PrismaPGlite(pglite).connect() });
+  // Replaced by a fresh instance at each recycle (below), and absent inside it while no call runs:
+  // nothing else may hold the old one.
+  let instance: { pglite: PGlite; adapter: SqlDriverAdapter } | undefined = await connect(await opener.open());
+  const live = () => {
+    if (!instance) throw new Error('the embedded store is being reopened');
+    return instance;
+  };
   const transactions = new Map<number, OpenTransaction>();
   let nextTransaction = 1;
 
@@ -71,7 +79,7 @@ async function main(): Promise<void> {
       }
       let finish!: () => void;
       const finished = new Promise<void>((r) => (finish = r));
-      const done = pglite.transaction(async (tx) => {
+      const done = live().pglite.transaction(async (tx) => {
         if (isolationLevel) await tx.exec(`SET TRANSACTION ISOLATION LEVEL ${isolationLevel}`);
         const id = nextTransaction++;
         // The adapter's statements on `tx`: its argument mapping, parsers and error mapping, unchanged.
@@ -135,6 +143,7 @@ async function main(): Promise<void> {
   );
 
   const handle = async (request: EmbeddedRequest): Promise<unknown> => {
+    const { pglite, adapter } = live();
     switch (request.op) {
       case 'query': {
         const options = { rowMode: request.rowMode ?? 'object' } as const;
@@ -195,23 +204,32 @@ async function main(): Promise<void> {
     transactions.size === 0 &&
     !closing &&
     queued === undefined &&
-    pglite.Module.HEAP8.length > data.memoryCeilingBytes;
+    instance !== undefined &&
+    instance.pglite.Module.HEAP8.length > data.memoryCeilingBytes;
 
+  const collect = fullCollection();
   const recycle = async () => {
     queued = [];
     const started = performance.now();
-    const wasmBytesBefore = pglite.Module.HEAP8.length;
+    const wasmBytesBefore = live().pglite.Module.HEAP8.length;
     try {
       // A failed CHECKPOINT leaves the instance as it was: no recycle this time.
-      await pglite.exec('CHECKPOINT');
+      await live().pglite.exec('CHECKPOINT');
     } catch (error) {
       logger.warn({ err: error }, 'could not checkpoint the embedded store; it is not recycled this time');
       return resume();
     }
+    const rssBytesBefore = process.memoryUsage.rss();
+    let rssBytesCollected = rssBytesBefore;
     try {
-      await pglite.close();
-      pglite = await open();
-      adapter = await new PrismaPGlite(pglite).connect();
+      await live().pglite.close();
+      // Its memory is returned before the fresh instance takes its own, not after: nothing holds the
+      // closed instance (no call runs, no transaction is open, the file system let go of it).
+      instance = undefined;
+      opener.releaseClosed();
+      collect();
+      rssBytesCollected = process.memoryUsage.rss();
+      instance = await connect(await opener.open());
     } catch (error) {
       // The store is closed and could not be reopened: every call would fail, so the thread stops
       // and the main side answers 503 as for a crashed thread (ADR 0016).
@@ -219,7 +237,8 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     const pauseMs = performance.now() - started;
-    post({ type: 'recycled', pauseMs, wasmBytesBefore, wasmBytesAfter: pglite.Module.HEAP8.length });
+    const wasmBytesAfter = instance.pglite.Module.HEAP8.length;
+    post({ type: 'recycled', pauseMs, wasmBytesBefore, wasmBytesAfter, rssBytesBefore, rssBytesCollected });
     resume();
   };
 

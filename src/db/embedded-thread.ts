@@ -102,6 +102,8 @@ export async function startEmbeddedThread(options: EmbeddedThreadOptions): Promi
             pauseMs: Math.round(message.pauseMs),
             wasmMbBefore: Math.round(message.wasmBytesBefore / 2 ** 20),
             wasmMbAfter: Math.round(message.wasmBytesAfter / 2 ** 20),
+            rssMbBefore: Math.round(message.rssBytesBefore / 2 ** 20),
+            rssMbCollected: Math.round(message.rssBytesCollected / 2 ** 20),
             recycles: recycles.count,
           },
           'recycled the embedded store: its WebAssembly memory passed the ceiling',
