@@ -2,8 +2,19 @@ import type { FieldMap } from './diff';
 import { HISTORY_COLUMNS, HISTORY_ENTITY_TYPES, createdValuesSql, type HistoryTable, type PushedBy } from './history-writes';
 import { pendingFieldsSql, trackedTable, type SqlRunner } from './ledger';
 
-/** A top-level column of a tracked table that is diffed like a data field (erp_id, type, …). */
-export type TrackedColumn = { name: string; sqlType: 'int' | 'text' | 'double precision' };
+/** The Postgres enum types of tracked columns (prisma/schema.prisma): read as text, written as the enum. */
+const ENUM_SQL_TYPES = ['sale_order_direction', 'partner_type'] as const;
+
+/**
+ * A top-level column of a tracked table that is diffed like a data field (erp_id, type, …). An
+ * enum column names its Postgres enum type: the JSON rows are read into it directly, so an
+ * INSERT or UPDATE from them needs no cast.
+ */
+export type TrackedColumn = { name: string; sqlType: 'int' | 'text' | 'double precision' | (typeof ENUM_SQL_TYPES)[number] };
+
+/** The column in a SELECT list, an enum as its text (as the API validated and diffs it). */
+export const selectedColumn = (c: TrackedColumn): string =>
+  (ENUM_SQL_TYPES as readonly string[]).includes(c.sqlType) ? `${c.name}::text AS ${c.name}` : c.name;
 
 /** A table written by upsertTracked; each keeps a change history. */
 export type TrackedTableSpec = { table: Exclude<HistoryTable, 'price_items'>; columns: readonly TrackedColumn[] };

@@ -7,6 +7,7 @@ import { trackedTable, type SqlRunner } from './ledger';
 import type { PushedBy } from './history-writes';
 import {
   ConcurrentInsertError,
+  selectedColumn,
   insertNew,
   updateChanged,
   updateSourceTimes,
@@ -140,7 +141,7 @@ export async function upsertTracked(
   if (records.length === 0) return { outcomes: [], reports: [], written: [] };
   const columnList = spec.columns.map((c) => c.name);
   const stored = await tx.$queryRawUnsafe<Array<Record<string, unknown>>>(
-    `SELECT id, external_id, data, revision, field_revisions, source_updated_at, pending_values${columnList.map((c) => `, ${c}`).join('')}
+    `SELECT id, external_id, data, revision, field_revisions, source_updated_at, pending_values${spec.columns.map((c) => `, ${selectedColumn(c)}`).join('')}
        FROM ${trackedTable(spec.table)}
       WHERE external_id IN (SELECT jsonb_array_elements_text($1::jsonb))
       ORDER BY id FOR UPDATE`,

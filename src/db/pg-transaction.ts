@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
-import { checkedColumn, prismaShapes } from './prepared-query';
+import { checkedColumns, prismaShapes } from './prepared-query';
 
 /**
  * Push transactions on PostgreSQL straight through the pg pool beneath Prisma's adapter (ADR 0031,
@@ -37,7 +37,7 @@ export function attachedPool(prisma: PrismaClient): Pool | undefined {
 function runnerOn(client: PoolClient): PgRunner {
   const rows = async <T>(text: string, values: unknown[]): Promise<T> => {
     const result = await client.query({ text, values, types: prismaShapes });
-    result.fields.forEach(checkedColumn);
+    await checkedColumns(client, result.fields);
     return result.rows as T;
   };
   const count = async (text: string, values: unknown[]): Promise<number> =>

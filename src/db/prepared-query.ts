@@ -59,10 +59,30 @@ export async function queryPrepared(pool: Pool, text: string, values: unknown[])
 
 async function run(pool: Pool, text: string, values: unknown[]): Promise<PreparedResult> {
   const result = await pool.query<unknown[]>({ name: statementName(text), text, values, rowMode: 'array', types: prismaShapes });
-  return { columns: result.fields.map(checkedColumn), rows: result.rows };
+  return { columns: await checkedColumns(pool, result.fields), rows: result.rows };
 }
 
-export function checkedColumn(field: FieldDef): string {
+/**
+ * The OIDs of the database's enum types: pg parses an enum (an unknown OID) to its text, as
+ * Prisma returns it. Their OIDs differ per database, so they are looked up, per pool, when a
+ * result has a column type not known yet.
+ */
+const enumOids = new WeakMap<object, Set<number>>();
+
+type Queryable = { query<R extends object>(text: string): Promise<{ rows: R[] }> };
+
+/** The result's column names, once every column's type is known to come back as Prisma returns it. */
+export async function checkedColumns(db: Queryable, fields: readonly FieldDef[]): Promise<string[]> {
+  let known = enumOids.get(db);
+  if (fields.some((f) => !PRISMA_COMPATIBLE.has(f.dataTypeID) && !known?.has(f.dataTypeID))) {
+    const { rows } = await db.query<{ oid: number }>(`SELECT oid::int AS oid FROM pg_type WHERE typtype = 'e'`);
+    known = new Set(rows.map((r) => r.oid));
+    enumOids.set(db, known);
+  }
+  return fields.map((f) => (known?.has(f.dataTypeID) ? f.name : checkedColumn(f)));
+}
+
+function checkedColumn(field: FieldDef): string {
   if (!PRISMA_COMPATIBLE.has(field.dataTypeID)) {
     throw new Error(
       `column ${field.name} has type oid ${field.dataTypeID}, whose shape as Prisma returns it is not mapped (src/db/prepared-query.ts)`,

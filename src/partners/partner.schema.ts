@@ -1,7 +1,6 @@
 import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
-import { storedValue } from '../validation/stored-value';
 import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { PARTNER_TYPES } from './partner.input';
@@ -13,8 +12,6 @@ export const PartnerTypeEnum = builder.enumType('PartnerType', {
   values: PARTNER_TYPES,
 });
 
-const partnerType = (value: string | null) => (value === null ? null : storedValue(PARTNER_TYPES, value, 'partners.type'));
-
 /** A partner with pending changes: SPEC 2.1 plus parentExternalId, parentId and type. */
 export const PartnerChange = builder.prismaObject('Partner', {
   variant: 'PartnerChange',
@@ -23,14 +20,14 @@ export const PartnerChange = builder.prismaObject('Partner', {
   fields: (t) => ({
     parentExternalId: t.exposeString('parentExternalId', { nullable: true }),
     parentId: t.exposeInt('parentId', { nullable: true, description: 'Middleware id of the parent partner.' }),
-    type: t.field({ type: PartnerTypeEnum, nullable: true, resolve: (p) => partnerType(p.type) }),
+    type: t.field({ type: PartnerTypeEnum, nullable: true, resolve: (p) => p.type }),
   }),
 });
 
 export const Partner = builder.prismaObject('Partner', {
   interfaces: [TrackedRecord, ChangeRecord],
   fields: (t) => ({
-    type: t.field({ type: PartnerTypeEnum, nullable: true, resolve: (p) => partnerType(p.type) }),
+    type: t.field({ type: PartnerTypeEnum, nullable: true, resolve: (p) => p.type }),
     parentExternalId: t.exposeString('parentExternalId', { nullable: true }),
     parentId: t.exposeInt('parentId', { nullable: true }),
     parent: t.relation('parent', { nullable: true }),

@@ -1,4 +1,4 @@
-import type { Partner, PrismaClient } from '../generated/prisma/client';
+import type { Partner, PartnerType, PrismaClient } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { PageShape, SyncErrorShape, SyncResultShape } from '../changes/results';
 import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type PageArgs } from '../changes/page';
@@ -14,7 +14,7 @@ const partnerTable: TrackedTableSpec = {
   table: 'partners',
   columns: [
     { name: 'erp_id', sqlType: 'int' },
-    { name: 'type', sqlType: 'text' },
+    { name: 'type', sqlType: 'partner_type' },
     { name: 'parent_external_id', sqlType: 'text' },
   ],
 };
@@ -101,7 +101,7 @@ export function listUpdatedPartners(db: ChangeListSource, reader: string, args: 
 
 export type PartnerFilter = {
   pending?: boolean | null | undefined;
-  type?: string | null | undefined;
+  type?: PartnerType | null | undefined;
   rootsOnly?: boolean | null | undefined;
 };
 

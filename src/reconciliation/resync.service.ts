@@ -55,12 +55,12 @@ export function selectionOf(entityType: EntityType, request: Omit<ResyncRequest,
   if (request.partner_type != null) {
     if (entityType !== 'partner') details.push({ field: 'partner_type', message: 'Only with entity_type partner' });
     else if (!PARTNER_TYPES.includes(request.partner_type)) details.push({ field: 'partner_type', message: 'Must be one of B, C, D, O' });
-    else add((n) => `t.type = $${n}`, request.partner_type);
+    else add((n) => `t.type = $${n}::partner_type`, request.partner_type);
   }
   if (request.direction != null) {
     if (entityType !== 'sale_order') details.push({ field: 'direction', message: 'Only with entity_type sale_order' });
     else if (!DIRECTIONS.includes(request.direction)) details.push({ field: 'direction', message: 'Must be inbound or outbound' });
-    else add((n) => `t.direction = $${n}`, request.direction);
+    else add((n) => `t.direction = $${n}::sale_order_direction`, request.direction);
   }
   if (details.length > 0) throw validationFailed(details);
   return { where: conditions.join(' AND '), params };

@@ -1,7 +1,6 @@
 import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { builder } from '../graphql/builder';
-import { storedValue } from '../validation/stored-value';
 import { readerOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { SALE_ORDER_DIRECTIONS } from './sale-order.input';
@@ -13,15 +12,13 @@ export const SaleOrderDirectionEnum = builder.enumType('SaleOrderDirection', {
   values: SALE_ORDER_DIRECTIONS,
 });
 
-const direction = (value: string) => storedValue(SALE_ORDER_DIRECTIONS, value, 'sale_orders.direction');
-
 /** A sale order with pending changes: the record of SPEC 2.1 plus direction and partner. */
 export const SaleOrderChange = builder.prismaObject('SaleOrder', {
   variant: 'SaleOrderChange',
   description: 'A sale order with pending changes (outbound change record); data holds lines and any other fields.',
   interfaces: [ChangeRecord],
   fields: (t) => ({
-    direction: t.field({ type: SaleOrderDirectionEnum, resolve: (o) => direction(o.direction) }),
+    direction: t.field({ type: SaleOrderDirectionEnum, resolve: (o) => o.direction }),
     partnerExternalId: t.exposeString('partnerExternalId', { nullable: true }),
   }),
 });
@@ -29,7 +26,7 @@ export const SaleOrderChange = builder.prismaObject('SaleOrder', {
 export const SaleOrder = builder.prismaObject('SaleOrder', {
   interfaces: [TrackedRecord, ChangeRecord],
   fields: (t) => ({
-    direction: t.field({ type: SaleOrderDirectionEnum, resolve: (o) => direction(o.direction) }),
+    direction: t.field({ type: SaleOrderDirectionEnum, resolve: (o) => o.direction }),
     partnerExternalId: t.exposeString('partnerExternalId', { nullable: true }),
   }),
 });

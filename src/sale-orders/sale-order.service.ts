@@ -11,7 +11,7 @@ const saleOrderTable: TrackedTableSpec = {
   table: 'sale_orders',
   columns: [
     { name: 'erp_id', sqlType: 'int' },
-    { name: 'direction', sqlType: 'text' },
+    { name: 'direction', sqlType: 'sale_order_direction' },
     { name: 'partner_external_id', sqlType: 'text' },
   ],
 };

@@ -1,8 +1,6 @@
 import { requireAdmin } from '../auth/roles';
 import { builder } from '../graphql/builder';
 import { FailureEntityType } from '../failures/failure-enums';
-import { FAILURE_ENTITY_TYPES } from '../failures/failure.input';
-import { storedValue } from '../validation/stored-value';
 import { HEALTH_STATES, healthOf, type EndpointHealth } from './endpoint-health';
 import { sendTestEvent, TEST_EVENT, type WebhookTestResult } from './webhook-test.service';
 import {
@@ -52,10 +50,7 @@ const WebhookConfig = builder.objectRef<WebhookView>('WebhookConfig').implement(
   fields: (t) => ({
     id: t.exposeInt('id'),
     url: t.exposeString('url'),
-    entityType: t.field({
-      type: FailureEntityType,
-      resolve: (w) => storedValue(FAILURE_ENTITY_TYPES, w.entityType, 'webhook_configs.entity_type'),
-    }),
+    entityType: t.field({ type: FailureEntityType, resolve: (w) => w.entityType }),
     direction: t.field({ type: WebhookDirection, resolve: (w) => w.direction }),
     active: t.exposeBoolean('active'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

@@ -3,48 +3,14 @@
  * converts the columns in place (Prisma's generated version dropped and re-added them). Run on a
  * store holding rows written by the previous schema, on both backends.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { Client } from 'pg';
-import { MIGRATIONS_DIR } from '../../src/db/migrator';
-import { backends, createPostgresDatabase } from '../support/database';
+import { backends } from '../support/database';
+import { migrationSql, migrationsBefore, openMigrationStore } from '../support/migration-store';
 
 const ENUM_MIGRATION = '20261124145046_status_source_direction_enums';
 
-type Sql = { exec(sql: string): Promise<unknown>; rows(sql: string): Promise<Array<Record<string, unknown>>> };
-
-const migrationSql = (name: string) => readFileSync(path.join(MIGRATIONS_DIR, name, 'migration.sql'), 'utf8');
-const migrationsBefore = (name: string) =>
-  readdirSync(MIGRATIONS_DIR)
-    .filter((d) => /^\d{14}_/.test(d) && d < name)
-    .sort();
-
-async function openStore(backend: string): Promise<Sql & { close(): Promise<void> }> {
-  if (backend === 'pglite') {
-    const pglite = await PGlite.create();
-    return {
-      exec: (sql) => pglite.exec(sql),
-      rows: async (sql) => (await pglite.query<Record<string, unknown>>(sql)).rows,
-      close: () => pglite.close(),
-    };
-  }
-  const database = await createPostgresDatabase();
-  const client = new Client({ connectionString: database.url });
-  await client.connect();
-  return {
-    exec: (sql) => client.query(sql),
-    rows: async (sql) => (await client.query(sql)).rows as Array<Record<string, unknown>>,
-    close: async () => {
-      await client.end();
-      await database.drop();
-    },
-  };
-}
-
 describe.each(backends)('the enum migration on %s', (backend) => {
   it('converts stored statuses, sources and directions in place, and the defaults still apply', async () => {
-    const store = await openStore(backend);
+    const store = await openMigrationStore(backend);
     try {
       for (const name of migrationsBefore(ENUM_MIGRATION)) await store.exec(migrationSql(name));
       await store.exec(`

@@ -1,0 +1,46 @@
+/**
+ * A bare store (no Prisma, no migrator) for migration tests: run the migrations before one by
+ * hand, write rows as the old schema allowed, then run the migration under test.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Client } from 'pg';
+import { MIGRATIONS_DIR } from '../../src/db/migrator';
+import { createPostgresDatabase } from './database';
+
+export type MigrationStore = {
+  exec(sql: string): Promise<unknown>;
+  rows(sql: string): Promise<Array<Record<string, unknown>>>;
+  close(): Promise<void>;
+};
+
+export const migrationSql = (name: string): string => readFileSync(path.join(MIGRATIONS_DIR, name, 'migration.sql'), 'utf8');
+
+/** The migrations that come before `name`, in order. */
+export const migrationsBefore = (name: string): string[] =>
+  readdirSync(MIGRATIONS_DIR)
+    .filter((d) => /^\d{14}_/.test(d) && d < name)
+    .sort();
+
+export async function openMigrationStore(backend: string): Promise<MigrationStore> {
+  if (backend === 'pglite') {
+    const pglite = await PGlite.create();
+    return {
+      exec: (sql) => pglite.exec(sql),
+      rows: async (sql) => (await pglite.query<Record<string, unknown>>(sql)).rows,
+      close: () => pglite.close(),
+    };
+  }
+  const database = await createPostgresDatabase();
+  const client = new Client({ connectionString: database.url });
+  await client.connect();
+  return {
+    exec: (sql) => client.query(sql),
+    rows: async (sql) => (await client.query(sql)).rows as Array<Record<string, unknown>>,
+    close: async () => {
+      await client.end();
+      await database.drop();
+    },
+  };
+}
