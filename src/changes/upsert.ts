@@ -12,6 +12,7 @@ import {
   updateChanged,
   updateSourceTimes,
   type PendingValues,
+  type RowToWrite,
   type TrackedTableSpec,
 } from './tracked-writes';
 import type { RecordAction } from './results';
@@ -50,22 +51,12 @@ export type WrittenRow = {
   changed: ReadonlySet<string>;
 };
 
-type WorkingState = {
-  id: number | undefined;
-  externalId: string;
-  columns: Record<string, unknown>;
-  data: FieldMap;
-  revision: number;
-  fieldRevisions: Record<string, number>;
+/** A row as the batch works on it: what will be written, with the changed fields still growing. */
+type WorkingState = Omit<RowToWrite, 'changed'> & {
   /** Fields this batch changed; non-empty means the row must be written. */
   changed: Set<string>;
-  /** Stored value of each changed field before this batch: the history's old values (ADR 0031). */
-  before: FieldMap;
-  sourceUpdatedAt: Date | null;
   /** The source time moved on without any field changing: written without touching the ledger. */
   sourceMoved: boolean;
-  /** {field: [[revision, value before it], …]} of unacknowledged changes (ADR 0028). */
-  pendingValues: PendingValues;
 };
 
 const MAX_ATTEMPTS = 3;
