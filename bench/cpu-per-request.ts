@@ -2,15 +2,15 @@
  * CPU per request of the service's hot paths, measured where throughput is too noisy to compare:
  * the server process's own CPU time (utime + stime from /proc/<pid>/stat, every thread) divided by
  * the requests it served. `GET /api/v1/updated-products?limit=50` over 10,000 pending products and
- * `POST /api/v1/failures` (no webhook configuration: the HTTP path and the insert), against the raw
- * node:http + pg poll baseline in the same run.
+ * the same page through `POST /graphql`, and `POST /api/v1/failures` (no webhook configuration: the
+ * HTTP path and the insert), against the raw node:http + pg poll baseline in the same run.
  *
  *   npx tsx bench/cpu-per-request.ts [variant=/path/to/checkout ...]
  *
  * Each variant is a checkout with `bin/` and a built `dist/` (default: this one, as `this`), with
  * environment settings after a `?` (`main-warn=/work/main?LOG_LEVEL=warn`); rounds
  * alternate the variants so that drift on the machine hits all alike. CPU_REQUESTS (default 3000),
- * CPU_ROUNDS (3), CPU_CONNECTIONS (16), CPU_LOG_LEVEL (info), CPU_ONLY=poll,report,raw,
+ * CPU_ROUNDS (3), CPU_CONNECTIONS (16), CPU_LOG_LEVEL (info), CPU_ONLY=poll,graphql,report,raw,
  * CPU_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -22,13 +22,13 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { log, median } from './lib/measure';
 import { api, freshDatabase, ROOT, runCliCommand } from './lib/service';
-import { seedPendingProducts } from './scenarios/poll';
+import { GRAPHQL_PAGE, seedPendingProducts } from './scenarios/poll';
 
 const REQUESTS = Number(process.env.CPU_REQUESTS ?? 3000);
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.CPU_CONNECTIONS ?? 16);
 const LOG_LEVEL = process.env.CPU_LOG_LEVEL ?? 'info';
-const ONLY = new Set((process.env.CPU_ONLY ?? 'poll,report,raw').split(','));
+const ONLY = new Set((process.env.CPU_ONLY ?? 'poll,graphql,report,raw').split(','));
 const NODE_ARGS = process.env.CPU_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const TICK_MS = 10; // getconf CLK_TCK = 100 on Linux
 
@@ -210,6 +210,14 @@ async function main(): Promise<void> {
           const r = await cpuPerRequest(server, { path: '/api/v1/updated-products?limit=50' }, token);
           add(`${server.name} poll`, r.ms);
           log(`round ${round} ${server.name} poll: ${r.ms.toFixed(3)} ms CPU/req (${r.rps.toFixed(0)} req/s)`);
+        }
+        if (ONLY.has('graphql')) {
+          // GraphQL answers errors with 200: look at one answer before counting any.
+          const probe = await api({ url: server.url, token }, 'POST', '/graphql', JSON.parse(GRAPHQL_PAGE) as unknown);
+          if (JSON.stringify(probe).includes('"errors"')) throw new Error(`${server.name}: ${JSON.stringify(probe).slice(0, 500)}`);
+          const r = await cpuPerRequest(server, { path: '/graphql', method: 'POST', body: GRAPHQL_PAGE }, token);
+          add(`${server.name} graphql poll`, r.ms);
+          log(`round ${round} ${server.name} graphql poll: ${r.ms.toFixed(3)} ms CPU/req (${r.rps.toFixed(0)} req/s)`);
         }
         if (ONLY.has('report')) {
           const r = await cpuPerRequest(server, { path: '/api/v1/failures', method: 'POST', body: REPORT }, token);

@@ -11,7 +11,8 @@ export const POLL_PRODUCTS = 10_000;
 const DURATION_S = Number(process.env.BENCH_POLL_SECONDS ?? 20);
 const PAGE = 50;
 
-const GRAPHQL_PAGE = JSON.stringify({
+/** The same page as the REST poll, as a GraphQL request body. */
+export const GRAPHQL_PAGE = JSON.stringify({
   query: `{ updatedProducts(limit: ${PAGE}) { payload { id externalId erpId isNew changedFields context data updatedAt } meta { total limit offset } } }`,
 });
 
