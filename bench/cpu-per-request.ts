@@ -1,7 +1,7 @@
 /**
  * CPU per request of the service's hot paths, measured where throughput is too noisy to compare:
  * the server process's own CPU time (utime + stime from /proc/<pid>/stat, every thread) divided by
- * the requests it served. `GET /api/v1/updated-products?limit=50` over 10,000 pending products and
+ * the requests it served, and beside it the CPU of the PostgreSQL backends serving it. `GET /api/v1/updated-products?limit=50` over 10,000 pending products and
  * the same page through `POST /graphql`, and `POST /api/v1/failures` (no webhook configuration: the
  * HTTP path and the insert), against the raw node:http + pg poll baseline in the same run.
  *
@@ -20,6 +20,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { Client } from 'pg';
 import { log, median } from './lib/measure';
 import { api, freshDatabase, ROOT, runCliCommand } from './lib/service';
 import { GRAPHQL_PAGE, seedPendingProducts } from './scenarios/poll';
@@ -118,7 +119,35 @@ async function stop(server: Server): Promise<void> {
   await exited;
 }
 
-/** CPU milliseconds the server spent per request over `amount` requests (after a warm-up). */
+/** CPU milliseconds of each PostgreSQL backend connected to the bench database, by pid. */
+async function databaseCpuMs(client: Client, database: string): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
+    database,
+  ]);
+  const byPid = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      byPid.set(pid, cpuMs(pid));
+    } catch {
+      // a backend that ended between the query and the read
+    }
+  }
+  return byPid;
+}
+
+/** The backends' CPU between two readings: a backend that ended in between is left out, a new one counts whole. */
+function databaseCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, ms] of after) sum += ms - (before.get(pid) ?? 0);
+  return sum;
+}
+
+let database: { client: Client; name: string } | undefined;
+
+/**
+ * CPU milliseconds the server (`ms`) and its database backends (`dbMs`) spent per request over
+ * `amount` requests (after a warm-up).
+ */
 async function cpuPerRequest(server: Server, request: { path: string; method?: 'GET' | 'POST'; body?: string }, token?: string) {
   const options = {
     url: `${server.url}${request.path}`,
@@ -131,13 +160,15 @@ async function cpuPerRequest(server: Server, request: { path: string; method?: '
     ...(request.body ? { body: request.body } : {}),
   };
   await autocannon({ ...options, amount: Math.min(500, REQUESTS) });
+  const dbBefore = database ? await databaseCpuMs(database.client, database.name) : new Map<number, number>();
   const before = cpuMs(server.pid);
   const started = performance.now();
   const r = await autocannon({ ...options, amount: REQUESTS });
   const cpu = cpuMs(server.pid) - before;
+  const dbCpu = database ? databaseCpuBetween(dbBefore, await databaseCpuMs(database.client, database.name)) : 0;
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${server.name}: ${r.non2xx} non-2xx, ${r.errors} errors on ${request.path}`);
   const served = r.requests.total;
-  return { ms: cpu / served, rps: served / ((performance.now() - started) / 1000) };
+  return { ms: cpu / served, dbMs: dbCpu / served, rps: served / ((performance.now() - started) / 1000) };
 }
 
 const REPORT = JSON.stringify({
@@ -181,6 +212,7 @@ async function main(): Promise<void> {
   const cleanUp = () =>
     (cleaning ??= (async () => {
       for (const server of servers) await stop(server);
+      await database?.client.end().catch(() => undefined);
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     })());
@@ -198,31 +230,35 @@ async function main(): Promise<void> {
     if (ONLY.has('raw')) servers.push(await startRaw(db.url));
     const samples = new Map<string, number[]>();
     const add = (key: string, value: number) => samples.set(key, [...(samples.get(key) ?? []), value]);
-    for (let round = 1; round <= ROUNDS; round++) {
+    let round = 0;
+    const record = (key: string, r: { ms: number; dbMs: number; rps: number }) => {
+      add(key, r.ms);
+      add(`${key} (database)`, r.dbMs);
+      log(`round ${round} ${key}: ${r.ms.toFixed(3)} ms CPU/req, database ${r.dbMs.toFixed(3)} (${r.rps.toFixed(0)} req/s)`);
+    };
+    database = { client: new Client({ connectionString: db.url }), name: new URL(db.url).pathname.slice(1) };
+    await database.client.connect();
+    for (round = 1; round <= ROUNDS; round++) {
       for (const server of servers) {
         if (server.name === 'raw') {
           const r = await cpuPerRequest(server, { path: '/' });
-          add('raw poll', r.ms);
-          log(`round ${round} raw poll: ${r.ms.toFixed(3)} ms CPU/req (${r.rps.toFixed(0)} req/s)`);
+          record('raw poll', r);
           continue;
         }
         if (ONLY.has('poll')) {
           const r = await cpuPerRequest(server, { path: '/api/v1/updated-products?limit=50' }, token);
-          add(`${server.name} poll`, r.ms);
-          log(`round ${round} ${server.name} poll: ${r.ms.toFixed(3)} ms CPU/req (${r.rps.toFixed(0)} req/s)`);
+          record(`${server.name} poll`, r);
         }
         if (ONLY.has('graphql')) {
           // GraphQL answers errors with 200: look at one answer before counting any.
           const probe = await api({ url: server.url, token }, 'POST', '/graphql', JSON.parse(GRAPHQL_PAGE) as unknown);
           if (JSON.stringify(probe).includes('"errors"')) throw new Error(`${server.name}: ${JSON.stringify(probe).slice(0, 500)}`);
           const r = await cpuPerRequest(server, { path: '/graphql', method: 'POST', body: GRAPHQL_PAGE }, token);
-          add(`${server.name} graphql poll`, r.ms);
-          log(`round ${round} ${server.name} graphql poll: ${r.ms.toFixed(3)} ms CPU/req (${r.rps.toFixed(0)} req/s)`);
+          record(`${server.name} graphql poll`, r);
         }
         if (ONLY.has('report')) {
           const r = await cpuPerRequest(server, { path: '/api/v1/failures', method: 'POST', body: REPORT }, token);
-          add(`${server.name} report`, r.ms);
-          log(`round ${round} ${server.name} report: ${r.ms.toFixed(3)} ms CPU/req (${r.rps.toFixed(0)} req/s)`);
+          record(`${server.name} report`, r);
         }
       }
     }
