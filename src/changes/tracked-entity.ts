@@ -4,9 +4,9 @@ import type { z } from 'zod';
  * The one declaration of a tracked entity (pushed by the ERP, listed and acknowledged by the
  * webshop, ADR 0036). Each domain writes one, `src/<domain>/<name>.entity.ts`, and lists it in
  * TRACKED_ENTITIES (`tracked-entities.ts`). The GraphQL operations (`registerTrackedOperations`),
- * REST route entries (`trackedRoutes`), pending counts and their metric, resync and reconciliation
- * derive from it. Names are literals here and typed as such everywhere else, so a rename is a
- * compile error and `grep syncProducts` lands on the declaration.
+ * REST route entries (`trackedRoutes`), pending counts and their metric, resync, reconciliation and
+ * the change history's entity types derive from it. Names are literals here and typed as such
+ * everywhere else, so a rename is a compile error and `grep syncProducts` lands on the declaration.
  */
 export type TrackedEntity = TrackedEntityBase & (PushedOnItsOwn | PushedWithAnother);
 
@@ -27,6 +27,12 @@ type TrackedEntityBase = {
   scopeColumn?: string;
   /** Records carry an external id and a data object (what acknowledgements report and digests cover). */
   keyed: boolean;
+  /**
+   * Pushes write a change history of its records, readable by `history(entityType, externalId)`
+   * (ADR 0031). The generic upsert (`upsertTracked`) always writes one, so only an entity with its
+   * own upsert may say false (stocks: volume).
+   */
+  history: boolean;
 };
 
 type Operations = {

@@ -1,5 +1,5 @@
 import type { FieldMap } from './diff';
-import { HISTORY_COLUMNS, HISTORY_ENTITY_TYPES, createdValuesSql, type HistoryTable, type PushedBy } from './history-writes';
+import { HISTORY_COLUMNS, createdValuesSql, historyEntityType, type HistoryTable, type PushedBy } from './history-writes';
 import { pendingFieldsSql, trackedTable, type SqlRunner } from './ledger';
 
 /** The Postgres enum types of tracked columns (prisma/schema.prisma): read as text, written as the enum. */
@@ -102,7 +102,7 @@ export async function insertNew(tx: SqlRunner, spec: TrackedTableSpec, rows: Row
     rowsJson(rows, false),
     push.context,
     push.stamp,
-    HISTORY_ENTITY_TYPES[spec.table],
+    historyEntityType(spec.table),
     push.pushedBy,
   );
   if (inserted.length !== rows.length) throw new ConcurrentInsertError();
@@ -131,7 +131,7 @@ export async function updateChanged(tx: SqlRunner, spec: TrackedTableSpec, rows:
     rowsJson(rows, true),
     push.context,
     push.stamp,
-    HISTORY_ENTITY_TYPES[spec.table],
+    historyEntityType(spec.table),
     push.pushedBy,
   );
 }

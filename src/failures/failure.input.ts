@@ -1,13 +1,17 @@
 import { z } from 'zod';
-import { FailureSource as StoredFailureSource, FailureStatus as StoredFailureStatus } from '../generated/prisma/enums';
+import {
+  FailureEntityType as StoredFailureEntityType,
+  FailureSource as StoredFailureSource,
+  FailureStatus as StoredFailureStatus,
+} from '../generated/prisma/enums';
 
-export const FAILURE_ENTITY_TYPES = ['product', 'partner', 'sale_order'] as const;
 /** The values of the database's enums (schema.prisma), in their order. */
+export const FAILURE_ENTITY_TYPES = Object.values(StoredFailureEntityType);
 export const FAILURE_SOURCES = Object.values(StoredFailureSource);
 export const FAILURE_STATUSES = Object.values(StoredFailureStatus);
 export const MAX_RAW_DATA_BYTES = 1024 * 1024;
 
-export type FailureEntityType = (typeof FAILURE_ENTITY_TYPES)[number];
+export type FailureEntityType = StoredFailureEntityType;
 export type FailureSource = StoredFailureSource;
 export type FailureStatus = StoredFailureStatus;
 

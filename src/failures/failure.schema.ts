@@ -3,8 +3,7 @@ import { builder } from '../graphql/builder';
 import { readerOf } from '../graphql/reader';
 import { FailureEntityType, FailureSource } from './failure-enums';
 import { pageArgs, pageOf } from '../graphql/pages';
-import { FAILURE_ENTITY_TYPES, FAILURE_STATUSES } from './failure.input';
-import { storedValue } from '../validation/stored-value';
+import { FAILURE_STATUSES } from './failure.input';
 import {
   ACK_ENTITY_TYPES,
   acknowledgeUpdate,
@@ -34,10 +33,7 @@ const FailureRecord = builder.interfaceRef<FailureRow>('FailureRecord').implemen
   description: 'A sync failure (SPEC 2.8).',
   fields: (t) => ({
     id: t.exposeInt('id'),
-    entity_type: t.field({
-      type: FailureEntityType,
-      resolve: (f) => storedValue(FAILURE_ENTITY_TYPES, f.entityType, 'sync_failures.entity_type'),
-    }),
+    entity_type: t.field({ type: FailureEntityType, resolve: (f) => f.entityType }),
     external_id: t.exposeString('externalId', { nullable: true }),
     middleware_id: t.exposeInt('middlewareId', { nullable: true }),
     source: t.field({ type: FailureSource, resolve: (f) => f.source }),

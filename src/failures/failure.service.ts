@@ -13,12 +13,20 @@ import { acknowledgeOne } from '../changes/tracked.service';
 import { enqueueDeliveriesSql } from '../queue/queue.service';
 import { notifyQueueWork } from '../queue/queue-notify';
 import { queryPrepared } from '../db/prepared-query';
-import { directionFor, FAILURE_ENTITY_TYPES, FAILURE_SOURCES, failureInput, type FailureSource, type FailureStatus } from './failure.input';
+import {
+  directionFor,
+  FAILURE_ENTITY_TYPES,
+  FAILURE_SOURCES,
+  failureInput,
+  type FailureEntityType,
+  type FailureSource,
+  type FailureStatus,
+} from './failure.input';
 
 /** The failure and one queue item per matching active configuration, in one statement (atomic, one round trip). */
 const REPORT_SQL = `WITH failure AS (
        INSERT INTO sync_failures (entity_type, source, external_id, middleware_id, error_message, error_details, raw_data, has_raw_data, idempotency_ref)
-       VALUES ($1, $2::failure_source, $3, $4::int, $5, $6::jsonb, $7::jsonb, $7::jsonb IS NOT NULL, $9)
+       VALUES ($1::failure_entity_type, $2::failure_source, $3, $4::int, $5, $6::jsonb, $7::jsonb, $7::jsonb IS NOT NULL, $9)
        ON CONFLICT (idempotency_ref) DO NOTHING
        RETURNING id, entity_type, source, external_id, error_message, error_details, created_at
      ), ${enqueueDeliveriesSql('failure', '$8')}
@@ -102,7 +110,7 @@ async function storedReport(prisma: PrismaClient, idempotencyRef: string): Promi
 }
 
 export type FailureFilter = {
-  entity_type?: string | null | undefined;
+  entity_type?: FailureEntityType | null | undefined;
   status?: FailureStatus | null | undefined;
   source?: FailureSource | null | undefined;
 };
@@ -127,7 +135,7 @@ export function listFailures(
 }
 
 export type OpenFailureCount = {
-  entity_type: (typeof FAILURE_ENTITY_TYPES)[number];
+  entity_type: FailureEntityType;
   source: FailureSource;
   open: number;
 };
@@ -175,6 +183,8 @@ export async function acknowledgeUpdate(
   const entity = KEYED_ENTITIES.find((e) => e.entityType === entityType)!;
   return prisma.$transaction(async (tx) => {
     const record = await acknowledgeOne(tx, entity.table, capitalize(entity.noun.one), caller.reader, item);
+    // Failures are reported for products, partners and sale orders only: a purchase order has none to resolve.
+    if (!isFailureEntityType(entityType)) return { success: true as const, acknowledged: 1, resolvedFailures: 0 };
     const { count } = await tx.syncFailure.updateMany({
       where: {
         status: 'open',
@@ -186,3 +196,6 @@ export async function acknowledgeUpdate(
     return { success: true as const, acknowledged: 1, resolvedFailures: count };
   });
 }
+
+const isFailureEntityType = (entityType: string): entityType is FailureEntityType =>
+  (FAILURE_ENTITY_TYPES as readonly string[]).includes(entityType);

@@ -1,18 +1,17 @@
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { notFound, validationFailed, type ErrorDetail } from '../errors/app-error';
-import { HISTORY_ENTITY_TYPES, type HistoryEntityType } from '../changes/history-writes';
+import { HISTORY_ENTITIES, type HistoryEntity, type HistoryEntityType } from '../changes/history-writes';
 import { trackedTable, type SqlRunner } from '../changes/ledger';
+import { capitalize } from '../changes/tracked-entity';
 
 /** Entries per record when no limit is given, and the most one call may ask for (ADR 0031). */
 export const DEFAULT_HISTORY_LIMIT = 20;
 export const MAX_HISTORY_LIMIT = 100;
 
-export const HISTORY_TYPES = Object.values(HISTORY_ENTITY_TYPES) as HistoryEntityType[];
+/** The entity types that keep a history, in registry order (the descriptors' `history`). */
+export const HISTORY_TYPES: readonly HistoryEntityType[] = HISTORY_ENTITIES.map((e) => e.entityType);
 
-const TABLE_OF = Object.fromEntries(Object.entries(HISTORY_ENTITY_TYPES).map(([table, type]) => [type, table])) as Record<
-  HistoryEntityType,
-  keyof typeof HISTORY_ENTITY_TYPES
->;
+const entityOfType = (entityType: HistoryEntityType): HistoryEntity => HISTORY_ENTITIES.find((e) => e.entityType === entityType)!;
 
 export type FieldChangeShape = { field: string; old: unknown; new: unknown };
 
@@ -48,7 +47,7 @@ function limitProblems(limit: number | null | undefined): ErrorDetail[] {
 
 /** What is wrong with an entity type: stocks keep no history, and other names are unknown. */
 function entityTypeProblems(value: string, field: string): ErrorDetail[] {
-  if ((HISTORY_TYPES as string[]).includes(value)) return [];
+  if ((HISTORY_TYPES as readonly string[]).includes(value)) return [];
   const why =
     value === 'stock'
       ? 'Stocks keep no history (volume): previousQuantity on the change record is their past value'
@@ -114,14 +113,15 @@ export async function historyByExternalId(
   if (problems.length > 0) throw validationFailed(problems);
   const entityType = args.entityType as HistoryEntityType;
   const limit = args.limit ?? DEFAULT_HISTORY_LIMIT;
-  const table = TABLE_OF[entityType];
+  const entity = entityOfType(entityType);
   const key = entityType === 'price_item' ? 'product_external_id' : 'external_id';
   const records = await prisma.$queryRawUnsafe<Array<{ id: number; pricelist_external_id: string | null }>>(
     `SELECT id, ${entityType === 'price_item' ? 'pricelist_external_id' : 'NULL::text AS pricelist_external_id'}
-       FROM ${trackedTable(table)} WHERE ${key} = $1`,
+       FROM ${trackedTable(entity.table)} WHERE ${key} = $1`,
     args.externalId,
   );
-  if (records.length === 0) throw notFound(entityType === 'price_item' ? 'Price items of product' : labelOf(entityType), args.externalId);
+  if (records.length === 0)
+    throw notFound(entityType === 'price_item' ? 'Price items of product' : capitalize(entity.noun.one), args.externalId);
   const pricelists = new Map(records.map((r) => [r.id, r.pricelist_external_id]));
   const ids = JSON.stringify([...pricelists.keys()]);
   const rows = await prisma.$queryRaw<HistoryRow[]>`
@@ -134,8 +134,3 @@ export async function historyByExternalId(
     entries: rows.map((row) => toEntry({ ...row, pricelist_external_id: pricelists.get(row.record_id) ?? null })),
   };
 }
-
-const labelOf = (entityType: HistoryEntityType): string =>
-  ({ product: 'Product', partner: 'Partner', sale_order: 'Sale order', purchase_order: 'Purchase order', price_item: 'Price item' })[
-    entityType
-  ];

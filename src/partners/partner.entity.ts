@@ -24,4 +24,5 @@ export const partnerEntity = {
     context: true,
   },
   keyed: true,
+  history: true,
 } as const satisfies TrackedEntity;

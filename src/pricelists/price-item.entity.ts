@@ -14,4 +14,5 @@ export const priceItemEntity = {
   },
   listPath: '/v1/pricelists/updated',
   keyed: false,
+  history: true,
 } as const satisfies TrackedEntity;

@@ -6,6 +6,7 @@ import { pendingFieldsSql, trackedTable, type SqlRunner } from '../changes/ledge
 import { takeChangeClock } from '../changes/change-clock';
 import { HISTORY_COLUMNS, type PushedBy } from '../changes/history-writes';
 import type { PriceItemInput } from './pricelist.input';
+import { priceItemEntity } from './price-item.entity';
 
 const TRACKED = ['price', 'start_date', 'end_date'] as const;
 
@@ -62,7 +63,7 @@ export async function upsertPriceItems(
        RETURNING t.id, t.revision, t.price, t.start_date, t.end_date
      ), history AS (
        INSERT INTO change_history ${HISTORY_COLUMNS}
-       SELECT 'price_item', u.id, u.revision, $3, $2::timestamptz,
+       SELECT '${priceItemEntity.entityType}', u.id, u.revision, $3, $2::timestamptz,
               CASE WHEN o.id IS NULL THEN NULL ELSE ${changedValues('o')} END, ${changedValues('u')}
          FROM upserted AS u LEFT JOIN old AS o ON o.id = u.id
         WHERE o.id IS NULL OR u.revision > o.revision

@@ -24,4 +24,5 @@ export const productEntity = {
     context: true,
   },
   keyed: true,
+  history: true,
 } as const satisfies TrackedEntity;

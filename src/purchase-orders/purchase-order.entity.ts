@@ -23,4 +23,5 @@ export const purchaseOrderEntity = {
     context: true,
   },
   keyed: true,
+  history: true,
 } as const satisfies TrackedEntity;

@@ -25,4 +25,5 @@ export const saleOrderEntity = {
     context: true,
   },
   keyed: true,
+  history: true,
 } as const satisfies TrackedEntity;

@@ -23,4 +23,6 @@ export const stockEntity = {
     context: false,
   },
   keyed: false,
+  // A history row per stock change would outgrow the stocks (volume): previousQuantity is their past value.
+  history: false,
 } as const satisfies TrackedEntity;

@@ -1,5 +1,6 @@
 import { trackedTable, type TrackedTableName } from '../../src/changes/ledger';
 import { TRACKED_ENTITIES, TRACKED_TABLES } from '../../src/changes/tracked-entities';
+import { HISTORY_ENTITIES, historyEntityType } from '../../src/changes/history-writes';
 
 describe('TRACKED_ENTITIES', () => {
   it('names every table, entity type and operation once', () => {
@@ -17,6 +18,13 @@ describe('TRACKED_ENTITIES', () => {
       expect(entity.push.maxItems).toBeGreaterThan(0);
       expect(entity.push.input.schema.safeParse({}).success).toBe(false);
     }
+  });
+});
+
+describe('HISTORY_ENTITIES', () => {
+  it('are the descriptors that say history: every entity but stocks, in registry order', () => {
+    expect(HISTORY_ENTITIES.map((e) => e.entityType)).toEqual(['product', 'partner', 'sale_order', 'purchase_order', 'price_item']);
+    expect(historyEntityType('sale_orders')).toBe('sale_order');
   });
 });
 

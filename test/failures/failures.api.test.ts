@@ -105,6 +105,9 @@ describe.each(backends)('failures over REST on %s', (backend) => {
     });
     expect((await ctx.api.request('GET', '/api/v1/failures')).body.meta.total).toBe(2);
     expect((await ctx.api.request('GET', '/api/v1/failures?status=closed')).status).toBe(400);
+    const unknownType = await ctx.api.request('GET', '/api/v1/failures?entity_type=invoice');
+    expect(unknownType.status).toBe(400);
+    expect(unknownType.body.error.details.map((d: { field: string }) => d.field)).toContain('entity_type');
 
     const one = await ctx.api.request('GET', `/api/v1/failures/${a.body.id}`);
     expect(one.body.raw_data).toEqual({ big: true });
@@ -143,6 +146,19 @@ describe.each(backends)('failures over REST on %s', (backend) => {
 
     expect((await ctx.api.request('POST', '/api/v1/updates/product/999999/ack')).status).toBe(404);
     expect((await ctx.api.request('POST', '/api/v1/updates/invoice/1/ack')).status).toBe(400);
+  });
+
+  it('the detailed ack of a purchase order acknowledges it; failures are never about purchase orders, so none resolve', async () => {
+    await ctx.api.request('POST', '/api/v1/purchase-orders', {
+      body: { purchase_orders: [{ external_id: 'PO-1', supplier_external_id: 'SUP-1', lines: [] }] },
+    });
+    const [order] = (await ctx.api.request('GET', '/api/v1/purchase-orders/updated')).body.payload;
+    const open = await ctx.api.request('POST', '/api/v1/failures', { body: report({ external_id: 'PO-1' }) });
+
+    const res = await ctx.api.request('POST', `/api/v1/updates/purchase_order/${order.id}/ack`, { body: {} });
+    expect(res.body).toEqual({ success: true, acknowledged: 1, resolvedFailures: 0 });
+    expect((await ctx.api.request('GET', '/api/v1/purchase-orders/updated')).body.payload).toEqual([]);
+    expect((await ctx.api.request('GET', `/api/v1/failures/${open.body.id}`)).body.status).toBe('open');
   });
 
   it('counts open failures per entity type and source for the dashboard, zeros included', async () => {

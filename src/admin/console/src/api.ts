@@ -18,6 +18,13 @@ export const QUEUE_STATUSES = allOf<EnumOf<'QueueStatus'>>()(['pending', 'proces
 export const TOKEN_ROLES = allOf<EnumOf<'TokenRole'>>()(['integration', 'admin']);
 export const DIRECTIONS = allOf<EnumOf<'WebhookDirection'>>()(['to_erp', 'to_webshop']);
 
+/**
+ * Every tracked entity type, as reconciliation lists them and resync takes them. GraphQL types
+ * `entity_type` as a String, so the schema cannot hold this list to the server's: a test does
+ * (test/admin/console-entity-types.test.ts, against TRACKED_ENTITIES).
+ */
+export const TRACKED_ENTITY_TYPES = ['product', 'partner', 'sale_order', 'purchase_order', 'price_item', 'stock'] as const;
+
 /** `value` when it is one of `values` (a URL parameter, a menu's choice), else null. */
 export function oneOf<T extends string>(values: readonly T[], value: string | null | undefined): T | null {
   return values.find((v) => v === value) ?? null;

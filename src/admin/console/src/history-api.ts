@@ -2,7 +2,10 @@ import { graphql, type ResultOf } from './graphql';
 
 /** The history page's document: the last changes of one record (ADR 0031, see schema.graphql). */
 
-/** The entity types that keep a history (stock keeps none: volume). */
+/**
+ * The entity types that keep a history (stock keeps none: volume). GraphQL takes `entityType` as a
+ * String, so a test holds this list to the server's (test/admin/console-entity-types.test.ts).
+ */
 export const HISTORY_ENTITY_TYPES = ['product', 'partner', 'sale_order', 'purchase_order', 'price_item'] as const;
 export type HistoryEntityType = (typeof HISTORY_ENTITY_TYPES)[number];
 

@@ -1,5 +1,6 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
+import { TRACKED_ENTITY_TYPES } from '../api';
 import { ErrorNote, Notice, Select, TableHead, time } from '../components/ui';
 import { graphql } from '../graphql';
 import { historyHref, isHistoryEntityType } from '../history-api';
@@ -30,8 +31,6 @@ const RESYNC = graphql(`
     }
   }
 `);
-
-const ENTITY_TYPES = ['product', 'partner', 'sale_order', 'purchase_order', 'price_item', 'stock'] as const;
 
 function age(seconds: number | null): string {
   if (seconds === null) return '—';
@@ -82,7 +81,7 @@ export function Reconciliation() {
 }
 
 function ResyncForm({ onDone }: { onDone: () => void }) {
-  const [entityType, setEntityType] = useState<(typeof ENTITY_TYPES)[number]>('product');
+  const [entityType, setEntityType] = useState<(typeof TRACKED_ENTITY_TYPES)[number]>('product');
   const [ids, setIds] = useState('');
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
@@ -119,7 +118,7 @@ function ResyncForm({ onDone }: { onDone: () => void }) {
         <Select
           label="Entity type"
           value={entityType}
-          options={ENTITY_TYPES}
+          options={TRACKED_ENTITY_TYPES}
           onChange={(v) => {
             if (v) setEntityType(v);
             changed();
