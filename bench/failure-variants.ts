@@ -3,64 +3,30 @@
  * with `bin/` and a built `dist/`) and the hand-written baseline run on a database of their own,
  * one loopback receiver, rounds interleaved (the order alternates), medians printed. The same
  * round as the failure-reports scenario (bench/lib/failure-load.ts): 100 clients, report →
- * delivered, CPU of the server process (every thread) from the first report to the last delivery.
+ * delivered, CPU of the server process (every thread) from the first report to the last delivery,
+ * and of the PostgreSQL backends serving its database (they share this machine's cores).
  *
  *   npx tsx bench/failure-variants.ts [name=/path/to/checkout ...]
  *
  * FV_REPORTS (default 3000), FV_ROUNDS (3), FV_SHAPES (`1,3`: configurations per report),
  * FV_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, given to the variants only).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { processCpuSeconds } from './lib/cpu';
+import { databaseCpuSeconds, processCpuSeconds, threadCpuSeconds } from './lib/cpu';
 import { reportRound, startReceiver, type Receiver, type ReportTarget } from './lib/failure-load';
 import { log, median } from './lib/measure';
-import { freshDatabase, ROOT, startBaselineProcess, type FreshDatabase } from './lib/service';
+import { freshDatabase, ROOT, runCliCommand, spawnServe, startBaselineProcess, type FreshDatabase } from './lib/service';
 
 const REPORTS = Number(process.env.FV_REPORTS ?? 3000);
 const ROUNDS = Number(process.env.FV_ROUNDS ?? 3);
 const SHAPES = (process.env.FV_SHAPES ?? '1,3').split(',').map(Number);
 const NODE_ARGS = process.env.FV_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 
-/** CPU seconds per thread name: `main`, then by name (worker threads are `node`; libuv's pool, V8's helpers). */
-function threadCpu(pid: number): Map<string, number> {
-  const byName = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return byName;
-}
-
-type Target = { name: string; target: ReportTarget; pid: number; stop(): Promise<void> };
-
-function runCli(root: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin', 'sync-gateway.js'), ...args], { env: { ...env, LOG_LEVEL: 'warn' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited ${code}: ${err}`))));
-  });
-}
-
-function startFlags(): { env: Record<string, string>; flags: string[] } {
-  const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const words = start.split(/\s+/);
-  const env = Object.fromEntries(words.filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w)).map((w) => w.split('=', 2) as [string, string]));
-  return { env, flags: words.filter((w) => w.startsWith('--')) };
-}
+type Target = { name: string; target: ReportTarget; pid: number; databaseUrl: string; stop(): Promise<void> };
 
 async function startVariant(name: string, root: string, db: FreshDatabase, receiverUrl: string): Promise<Target> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sgw-fv-'));
@@ -75,15 +41,14 @@ async function startVariant(name: string, root: string, db: FreshDatabase, recei
     RATE_LIMIT_WRITE_PER_MINUTE: '1000000000',
     WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
   };
-  const token = (await runCli(root, ['token', 'create', '--name', `fv-${name}`], env)).trim().split('\n').pop()!;
+  const token = (await runCliCommand(['token', 'create', '--name', `fv-${name}`], env, root)).trim().split('\n').pop()!;
   for (const [entityType, count] of [
     ['product', 1],
     ['partner', 3],
   ] as const) {
     for (let c = 1; c <= count; c++) {
       const secret = `whsec_${randomBytes(24).toString('base64')}`;
-      await runCli(
-        root,
+      await runCliCommand(
         [
           'webhook',
           'add',
@@ -97,32 +62,17 @@ async function startVariant(name: string, root: string, db: FreshDatabase, recei
           secret,
         ],
         env,
+        root,
       );
     }
   }
-  const start = startFlags();
-  const child: ChildProcess = spawn(process.execPath, [...start.flags, ...NODE_ARGS, path.join(root, 'bin', 'sync-gateway.js'), 'serve'], {
-    env: { ...start.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d;
-      const line = out.split('\n').find((l) => l.includes('"sync-gateway listening"'));
-      if (line) {
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
-        resolve((JSON.parse(line) as { url: string }).url);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${name} exited ${code}: ${out.slice(-2000)}`)));
-  });
+  const { child, url } = await spawnServe(env, { root, nodeArgs: NODE_ARGS });
+  child.stdout!.resume();
   return {
     name,
     target: { url, token },
     pid: child.pid!,
+    databaseUrl: db.url,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -151,7 +101,13 @@ async function startBaseline(db: FreshDatabase, receiverUrl: string): Promise<Ta
   }
   await client.end();
   const baseline = await startBaselineProcess('raw-failure-server.ts', db.url);
-  return { name: 'baseline', target: { url: baseline.url, token: 'baseline' }, pid: baseline.pid, stop: () => baseline.close() };
+  return {
+    name: 'baseline',
+    target: { url: baseline.url, token: 'baseline' },
+    pid: baseline.pid,
+    databaseUrl: db.url,
+    stop: () => baseline.close(),
+  };
 }
 
 async function main(): Promise<void> {
@@ -172,13 +128,14 @@ async function main(): Promise<void> {
     const db = await freshDatabase();
     dbs.push(db);
     targets.push(await startBaseline(db, receiver.url));
-    const samples = new Map<string, Array<{ e2e: number; cpu: number; p99: number }>>();
+    const samples = new Map<string, Array<{ e2e: number; cpu: number; database: number; p99: number }>>();
     for (let round = 1; round <= ROUNDS; round++) {
       const order = round % 2 ? targets : [...targets].reverse();
       for (const configurations of SHAPES) {
         for (const t of order) {
           const before = processCpuSeconds(t.pid);
-          const threadsBefore = threadCpu(t.pid);
+          const threadsBefore = threadCpuSeconds(t.pid);
+          const databaseBefore = await databaseCpuSeconds(t.databaseUrl);
           const r = await reportRound(t.target, receiver, {
             tag: `FV${round}-${t.name}-${configurations}`,
             reports: REPORTS,
@@ -187,16 +144,19 @@ async function main(): Promise<void> {
             deliveriesPerReport: configurations,
           });
           const cpu = ((processCpuSeconds(t.pid) - before) * 1000) / REPORTS;
-          const threads = [...threadCpu(t.pid)]
+          const databaseAfter = await databaseCpuSeconds(t.databaseUrl);
+          const database =
+            databaseBefore !== undefined && databaseAfter !== undefined ? ((databaseAfter - databaseBefore) * 1000) / REPORTS : NaN;
+          const threads = [...threadCpuSeconds(t.pid)]
             .map(([name, seconds]) => [name, ((seconds - (threadsBefore.get(name) ?? 0)) * 1000) / REPORTS] as const)
             .filter(([, ms]) => ms >= 0.01)
             .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
             .join(', ');
           const key = `${t.name} ×${configurations}`;
-          samples.set(key, [...(samples.get(key) ?? []), { e2e: r.endToEndReportsPerS, cpu, p99: r.p99Ms }]);
+          samples.set(key, [...(samples.get(key) ?? []), { e2e: r.endToEndReportsPerS, cpu, database, p99: r.p99Ms }]);
           log(
             `round ${round} ${key}: ${r.endToEndReportsPerS.toFixed(0)} reports/s end to end, ${r.reportsPerS.toFixed(0)} accepted/s, ` +
-              `${cpu.toFixed(3)} ms CPU/report (${threads}), first delivery p99 ${r.p99Ms} ms`,
+              `${cpu.toFixed(3)} ms CPU/report (${threads}), database ${database.toFixed(3)} ms/report, first delivery p99 ${r.p99Ms} ms`,
           );
         }
       }
@@ -207,7 +167,8 @@ async function main(): Promise<void> {
       const cpu = median(xs.map((x) => x.cpu));
       console.log(
         `${key.padEnd(16)} ${e2e.toFixed(0).padStart(6)} reports/s (${(e2e / median(base.map((x) => x.e2e))).toFixed(2)}× baseline)  ` +
-          `${cpu.toFixed(3)} ms CPU/report (${(cpu / median(base.map((x) => x.cpu))).toFixed(2)}×)  p99 ${median(xs.map((x) => x.p99))} ms`,
+          `${cpu.toFixed(3)} ms CPU/report (${(cpu / median(base.map((x) => x.cpu))).toFixed(2)}×)  ` +
+          `database ${median(xs.map((x) => x.database)).toFixed(3)} ms/report  p99 ${median(xs.map((x) => x.p99))} ms`,
       );
     }
   } finally {

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Client } from 'pg';
 import type { Result } from './measure';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
@@ -37,4 +38,48 @@ export function costResult(
     target: `≤ ${factor} × ${baselineName}`,
     pass: ratio <= factor,
   };
+}
+
+/** CPU seconds per thread name of a process: `main`, then by name (worker threads and V8's helpers are all `node`). */
+export function threadCpuSeconds(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return byName;
+}
+
+/**
+ * CPU seconds used so far by the PostgreSQL backends connected to the database of `url`, when the
+ * server runs on this machine (its processes readable in /proc); undefined otherwise. Backends that
+ * ended meanwhile are not counted: compare across a stretch where the pools keep their connections.
+ */
+export async function databaseCpuSeconds(url: string): Promise<number | undefined> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    let seconds = 0;
+    let readable = 0;
+    for (const { pid } of rows) {
+      try {
+        seconds += processCpuSeconds(pid);
+        readable++;
+      } catch {
+        // a backend that ended meanwhile, or a server on another machine
+      }
+    }
+    return readable > 0 || rows.length === 0 ? seconds : undefined;
+  } finally {
+    await client.end();
+  }
 }

@@ -71,14 +71,15 @@ function baseEnv(options: ServiceOptions, dataDir: string): NodeJS.ProcessEnv {
 
 const ENCRYPTION_KEY = randomBytes(32).toString('hex');
 
-/** `sync-gateway <args>` against the same store as a service started with `env`. */
-export function runCliCommand(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return runCli(args, env);
+/** `sync-gateway <args>` against the same store as a service started with `env`; `root`: another checkout's CLI. */
+export function runCliCommand(args: string[], env: NodeJS.ProcessEnv, root: string = ROOT): Promise<string> {
+  return runCli(args, env, root);
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+function runCli(args: string[], env: NodeJS.ProcessEnv, root: string = ROOT): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+    const cli = root === ROOT ? CLI : path.join(root, 'bin', 'sync-gateway.js');
+    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -127,11 +128,19 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   };
 }
 
-/** `serve` as `npm start` runs it, on the store `env` names; resolves once it listens. */
-export async function spawnServe(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * `serve` as `npm start` runs it, on the store `env` names; resolves once it listens. `root`: a
+ * checkout with `bin/` and a built `dist/` (side-by-side benches); `nodeArgs`: extra node flags
+ * (default BENCH_NODE_ARGS).
+ */
+export async function spawnServe(
+  env: NodeJS.ProcessEnv,
+  options: { root?: string; nodeArgs?: string[] } = {},
+): Promise<{ child: ChildProcess; url: string }> {
   const start = startScript();
-  const nodeArgs = [...start.nodeFlags, ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
-  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
+  const extra = options.nodeArgs ?? process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const cli = options.root ? path.join(options.root, 'bin', 'sync-gateway.js') : CLI;
+  const child = spawn(process.execPath, [...start.nodeFlags, ...extra, cli, 'serve'], {
     env: { ...start.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -26,15 +26,17 @@ export function createItemAttempt(options: { secrets: SecretBox; clock: () => Da
     const startedAt = clock();
     let outcome: AttemptOutcome;
     let log: AttemptLogEntry;
-    if (item.url === null || item.secret_encrypted === null || !item.active) {
-      const error =
-        item.url === null || item.secret_encrypted === null ? 'webhook configuration removed' : 'webhook configuration disabled';
+    const { url, secret_encrypted: secret } = item;
+    // No request to a removed or disabled configuration: that is not the endpoint's failure.
+    const counted = url !== null && secret !== null && item.active === true;
+    if (!counted) {
+      const error = url === null || secret === null ? 'webhook configuration removed' : 'webhook configuration disabled';
       outcome = { ok: false, statusCode: 410, error };
       log = undeliverableEntry(item.attempts, startedAt, error);
     } else {
       const body = eventBody(item.payload);
-      const headers = signatureHeaders(secretOf(item.secret_encrypted), item.message_id, Math.floor(startedAt.getTime() / 1000), body);
-      const result = await attemptDelivery(item.url, body, headers, {
+      const headers = signatureHeaders(secretOf(secret), item.message_id, Math.floor(startedAt.getTime() / 1000), body);
+      const result = await attemptDelivery(url, body, headers, {
         timeoutMs: options.timeoutMs,
         now: clock,
         excerptBytes: ATTEMPT_BODY_EXCERPT_BYTES,
@@ -57,6 +59,7 @@ export function createItemAttempt(options: { secrets: SecretBox; clock: () => Da
       status_code: outcome.statusCode ?? null,
       error: outcome.ok ? null : step.status === 'failed' ? step.reason : (outcome.error ?? null),
       next_attempt_at: step.status === 'pending' ? step.nextAttemptAt.toISOString() : null,
+      counted,
     };
   };
 }

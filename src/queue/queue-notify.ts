@@ -8,6 +8,14 @@ import { QUEUE_CHANNEL } from './queue.service';
  */
 export const QUEUE_NOTIFIER_ID = randomUUID();
 
+/**
+ * Least time between two NOTIFYs of one pool. Under a steady stream of reports one in flight at a
+ * time still meant about one NOTIFY per report (a statement, a commit, and a message to every
+ * listener, this process's own worker thread included); spaced out, it is a few dozen a second at
+ * most, and another replica's worker hears of new work at most this much later.
+ */
+export const QUEUE_NOTIFY_SPACING_MS = 20;
+
 type Notifier = { sending: boolean; again: boolean };
 const notifiers = new WeakMap<Pool, Notifier>();
 
@@ -15,7 +23,7 @@ const notifiers = new WeakMap<Pool, Notifier>();
  * Tells the workers of every replica (their LISTEN, ADR 0005) that deliveries were queued: a
  * `NOTIFY` of its own after the statement that queued them committed, at most one at a time per
  * pool; reports that queue work while one is on its way get one more after it (their items may
- * have committed after that one was sent). Never inside the report's own statement: a transaction
+ * have committed after that one was sent), `QUEUE_NOTIFY_SPACING_MS` later. Never inside the report's own statement: a transaction
  * that notifies holds a database-wide lock through its commit, so every report would commit one at
  * a time behind it (ADR 0033, "Failure reports"). Only a hint: a NOTIFY that fails or never comes
  * (the process died after the commit) costs latency, not deliveries, since every worker also polls.
@@ -32,10 +40,12 @@ export function notifyQueueWork(pool: Pool): void {
 }
 
 async function send(pool: Pool, notifier: Notifier): Promise<void> {
-  do {
+  for (;;) {
     notifier.again = false;
     // A pool that is closing, or a database that is away: the workers' polls find the items.
     await pool.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, QUEUE_NOTIFIER_ID]).catch(() => undefined);
-  } while (notifier.again);
+    if (!notifier.again) break;
+    await new Promise((resolve) => setTimeout(resolve, QUEUE_NOTIFY_SPACING_MS).unref());
+  }
   notifier.sending = false;
 }

@@ -30,6 +30,15 @@ async function main(): Promise<void> {
   const wakeUps = new EventEmitter();
   let firstClaimReported = false;
   const beat = () => post({ type: 'beat', lastClaimAt: worker.lastClaimAt(), lastClaimError: worker.lastClaimError() });
+  /** Outcomes of the result batch being counted: one message per batch, not one per delivery. */
+  let outcomes: Array<'completed' | 'retry' | 'failed'> = [];
+  const countAttempt = (outcome: 'completed' | 'retry' | 'failed') => {
+    if (outcomes.push(outcome) > 1) return;
+    queueMicrotask(() => {
+      post({ type: 'attempts', outcomes });
+      outcomes = [];
+    });
+  };
   const worker = createWorker({
     database: queueDatabaseOverPg(pool),
     secrets: createSecretBox(Buffer.from(encryptionKey)),
@@ -44,7 +53,7 @@ async function main(): Promise<void> {
         return () => wakeUps.off('work', listener);
       },
     },
-    onAttempt: (outcome) => post({ type: 'attempt', outcome }),
+    onAttempt: countAttempt,
     disableAfterMs: config.webhookDisableAfterMs,
     onOperationalEvents: (events) => post({ type: 'operational', events }),
     // /ready must not wait half a second to learn that the worker works.

@@ -25,7 +25,7 @@ export type WorkerThreadData = {
 /** Messages from the thread. */
 export type WorkerThreadMessage =
   | { type: 'beat'; lastClaimAt: number | undefined; lastClaimError: string | undefined }
-  | { type: 'attempt'; outcome: 'completed' | 'retry' | 'failed' }
+  | { type: 'attempts'; outcomes: Array<'completed' | 'retry' | 'failed'> }
   | { type: 'operational'; events: OperationalEvent[] }
   | { type: 'failed'; message: string };
 
@@ -68,7 +68,7 @@ export function startWorkerThread(options: {
       exited = new Promise((resolve) => thread!.once('exit', resolve));
       thread.on('message', (message: WorkerThreadMessage) => {
         if (message.type === 'beat') ({ lastClaimAt, lastClaimError } = message);
-        else if (message.type === 'attempt') options.onAttempt(message.outcome);
+        else if (message.type === 'attempts') for (const outcome of message.outcomes) options.onAttempt(outcome);
         // Published here: the event hub (and its Redis clients) lives on the main thread.
         else if (message.type === 'operational') for (const event of message.events) options.events.publishOperational(event);
         else options.logger.error({ error: message.message }, 'webhook worker thread failed');

@@ -5,7 +5,6 @@ import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../webhooks/secret-box';
 import { DEFAULT_DISABLE_AFTER_HOURS, type OperationalEvent } from '../webhooks/endpoint-health';
 import { createItemAttempt } from './attempt-item';
-import { createWorkerHealthStep } from './worker-health';
 import { listenForQueueWork, type QueueListener } from './queue-listener';
 import { pruneExpired, startRetentionRuns, type PruneResult, type RetentionRuns, type RetentionSettings } from './retention';
 import { claimDueItems, type ClaimedItem } from './sql/claim-due-items';
@@ -84,13 +83,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const resultRetryMs = options.resultRetryMs ?? 10_000;
   const attempt = createItemAttempt({ secrets: options.secrets, clock, timeoutMs: options.timeoutMs });
-  const health = createWorkerHealthStep({
-    database,
-    logger,
-    clock,
-    disableAfterMs: options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_HOURS * 3_600_000,
-    onEvents: options.onOperationalEvents,
-  });
+  const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_HOURS * 3_600_000;
 
   let running = false;
   let lastClaimAt: number | undefined;
@@ -134,15 +127,13 @@ export function createWorker(options: WorkerOptions): Worker {
     await extendLeases(database, held, new Date(clock().getTime() + leaseMs));
   }
 
-  function startAttempt(item: ClaimedItem, token: string): Promise<AttemptResult> {
-    health.note(item);
-    return attempt(item, token);
-  }
-
-  /** Writes results in one statement, each only while its lease is still ours. */
+  /**
+   * Writes results, their attempt log and their configurations' health (ADR 0022) in one
+   * statement, each only while its lease is still ours; then tells of the batch's operational events.
+   */
   async function writeResults(results: AttemptResult[]): Promise<void> {
     if (results.length === 0) return;
-    const written = await recordResults(database, results);
+    const { written, events } = await recordResults(database, results, { now: clock(), disableAfterMs });
     for (const r of results) held.delete(r.id);
     for (const row of written) options.onAttempt?.(row.status === 'pending' ? 'retry' : row.status);
     const kept = new Set(written.map((w) => w.id));
@@ -150,7 +141,10 @@ export function createWorker(options: WorkerOptions): Worker {
       if (!kept.has(r.id)) logger.warn({ item: r.id }, 'delivery finished after its lease was taken over; result dropped');
       else logger.debug({ item: r.id, status: r.status }, 'webhook attempt');
     }
-    health.record(results, kept); // ADR 0022: a statement of its own, beside the result writer
+    if (events.length > 0) options.onOperationalEvents?.(events);
+    for (const e of events)
+      if (e.event === 'webhook.disabled')
+        logger.warn({ webhook: e.webhookId, failingSince: e.failingSince }, 'webhook configuration disabled: failing too long');
   }
 
   /**
@@ -167,7 +161,6 @@ export function createWorker(options: WorkerOptions): Worker {
         const outage = databaseOutage(error);
         if (!outage || Date.now() - started >= resultRetryMs || !running) {
           for (const r of batch) held.delete(r.id);
-          health.forget(batch);
           logger.error({ err: error, items: batch.length }, 'could not record webhook attempts; they will be delivered again');
           return;
         }
@@ -198,8 +191,7 @@ export function createWorker(options: WorkerOptions): Worker {
   async function runOnce(): Promise<number> {
     const { token, items } = await claim(batchSize);
     if (items.length === 0) return 0;
-    await writeResults(await Promise.all(items.map((item) => startAttempt(item, token))));
-    await health.settled();
+    await writeResults(await Promise.all(items.map((item) => attempt(item, token))));
     return items.length;
   }
 
@@ -211,10 +203,9 @@ export function createWorker(options: WorkerOptions): Worker {
     const limit = Math.min(batchSize, concurrency - inFlight.size);
     const { token, items } = await claim(limit);
     for (const item of items) {
-      const delivery: Promise<void> = startAttempt(item, token)
+      const delivery: Promise<void> = attempt(item, token)
         .then(queueResult, (error: unknown) => {
           held.delete(item.id); // its lease runs out and it is attempted again
-          health.forget([item]);
           logger.error({ err: error, item: item.id }, 'webhook attempt failed unexpectedly');
         })
         .finally(() => {
@@ -291,7 +282,6 @@ export function createWorker(options: WorkerOptions): Worker {
       // Deliveries under way finish and their results are written before the store closes.
       await Promise.all(inFlight);
       await writing;
-      await health.settled();
       clearInterval(renewal);
       await listener?.close();
       await retentionRuns?.stop();

@@ -1,7 +1,7 @@
 import { Client, Pool } from 'pg';
 import pino from 'pino';
 import { listenForQueueWork, type QueueListener } from '../../src/queue/queue-listener';
-import { notifyQueueWork, QUEUE_NOTIFIER_ID } from '../../src/queue/queue-notify';
+import { notifyQueueWork, QUEUE_NOTIFIER_ID, QUEUE_NOTIFY_SPACING_MS } from '../../src/queue/queue-notify';
 import { QUEUE_CHANNEL } from '../../src/queue/queue.service';
 import { backends, createPostgresDatabase } from '../support/database';
 
@@ -52,6 +52,19 @@ describeWithPostgres('queue work notifications (PostgreSQL)', () => {
     await waitFor(() => received.length >= 1, 10_000, 'a later notification');
     await new Promise((r) => setTimeout(r, 300));
     expect(received).toEqual([QUEUE_NOTIFIER_ID]);
+  });
+
+  it('spaces out the NOTIFYs of a steady stream of reports', async () => {
+    const started = Date.now();
+    while (Date.now() - started < 300) {
+      notifyQueueWork(pool);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    const elapsed = Date.now() - started;
+    await new Promise((r) => setTimeout(r, 300));
+    // One in flight at a time alone would send one per round trip (about a millisecond here).
+    expect(received.length).toBeGreaterThanOrEqual(2);
+    expect(received.length).toBeLessThanOrEqual(Math.ceil(elapsed / QUEUE_NOTIFY_SPACING_MS) + 2);
   });
 
   it("wakes a listener on other processes' notifications, not on its own", async () => {

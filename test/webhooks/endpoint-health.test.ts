@@ -3,7 +3,7 @@ import pino from 'pino';
 import WebSocket from 'ws';
 import { createToken } from '../../src/auth/token.service';
 import { createWorker, type WorkerOptions } from '../../src/queue/worker';
-import { recordEndpointHealth } from '../../src/webhooks/endpoint-health';
+import { recordResults, type AttemptResult } from '../../src/queue/sql/record-results';
 import { backends } from '../support/database';
 import { useApiFixture } from '../support/http';
 import { eventually, sseSubscriber, SUBSCRIPTION, type Streamed } from '../support/operational-events';
@@ -276,42 +276,68 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
     }
   });
 
-  it('keeps a delivery result when the health statement fails (health is advisory)', async () => {
-    await report('SKU-HEALTH-DOWN');
+  it("writes a batch's results, attempt log and configuration health in one statement", async () => {
+    await report('SKU-ONE-STATEMENT');
+    const statements: string[] = [];
     const database: WorkerOptions['database'] = {
-      $queryRaw: (strings: TemplateStringsArray, ...values: unknown[]) =>
-        strings.join('').includes('FOR UPDATE OF c')
-          ? Promise.reject(new Error('health statement refused'))
-          : ctx.db.prisma.$queryRaw(strings, ...values),
+      $queryRaw: (strings: TemplateStringsArray, ...values: unknown[]) => {
+        statements.push(strings.join('?'));
+        return ctx.db.prisma.$queryRaw(strings, ...values);
+      },
     };
-    expect(await runAt(soon(), { database })).toBe(1);
-    expect(await ctx.db.prisma.outboundQueueItem.findFirstOrThrow()).toMatchObject({ status: 'completed' });
-    expect((await health()).health).toMatchObject({ state: 'healthy', lastSuccessAt: null });
+    const at = soon();
+    expect(await runAt(at, { database })).toBe(1);
+    expect(statements).toHaveLength(2); // the claim; the results with their log and health
+    expect(await ctx.db.prisma.outboundQueueItem.findFirstOrThrow({ include: { attemptLog: true } })).toMatchObject({
+      status: 'completed',
+      attemptLog: [{ outcome: 'success' }],
+    });
+    expect((await health()).health).toMatchObject({ state: 'healthy', lastSuccessAt: at.toISOString() });
   });
 
   it('keeps results that land out of order straight (concurrent workers): an older result never undoes a newer one', async () => {
     await report('SKU-1');
     await report('SKU-2');
-    const [a, b] = await ctx.db.prisma.outboundQueueItem.findMany({ orderBy: { id: 'asc' } });
+    await report('SKU-3');
+    const [a, b, c] = await ctx.db.prisma.outboundQueueItem.findMany({ orderBy: { id: 'asc' } });
     const t = (seconds: number) => new Date(now.getTime() + seconds * 1_000).toISOString();
-    const fact = (id: number, at: string, status: 'pending' | 'completed' | 'failed') =>
-      ({
+    const result = (id: number, at: string, status: AttemptResult['status']): AttemptResult => {
+      const ok = status === 'completed';
+      return {
         id,
-        at,
+        lease_token: 'lease-of-this-test',
         status,
-        attempts: 1,
+        at,
+        status_code: ok ? 200 : 500,
+        error: ok ? null : 'HTTP 500',
+        next_attempt_at: status === 'pending' ? t(3600) : null,
         counted: true,
-        error: status === 'completed' ? null : 'HTTP 500',
-        status_code: status === 'completed' ? 200 : 500,
-      }) as const;
-    const options = { now, disableAfterMs: 120 * HOUR };
+        attempt: 1,
+        started_at: at,
+        duration_ms: 1,
+        outcome: ok ? 'success' : 'http_error',
+        http_status: ok ? 200 : 500,
+        attempt_error: ok ? null : 'HTTP 500',
+        response_body: null,
+        retry_after: null,
+      };
+    };
+    /** Writes results as a worker holding their leases would. */
+    const record = async (results: AttemptResult[]) => {
+      await ctx.db.prisma.outboundQueueItem.updateMany({
+        where: { id: { in: results.map((r) => r.id) } },
+        data: { status: 'processing', leaseToken: 'lease-of-this-test' },
+      });
+      const { written } = await recordResults(ctx.db.prisma, results, { now: new Date(now), disableAfterMs: 120 * HOUR });
+      expect(written).toHaveLength(results.length);
+    };
     // A success at t+10 is written before a failure at t+5.
-    await recordEndpointHealth(ctx.db.prisma, [fact(a!.id, t(10), 'completed')], options);
-    await recordEndpointHealth(ctx.db.prisma, [fact(b!.id, t(5), 'pending')], options);
+    await record([result(a!.id, t(10), 'completed')]);
+    await record([result(b!.id, t(5), 'pending')]);
     expect((await health()).health).toMatchObject({ state: 'healthy', lastSuccessAt: t(10) });
     // A failure at t+20 is written before a success at t+15: still failing since t+20.
-    await recordEndpointHealth(ctx.db.prisma, [fact(b!.id, t(20), 'failed')], options);
-    await recordEndpointHealth(ctx.db.prisma, [fact(a!.id, t(15), 'completed')], options);
+    await record([result(b!.id, t(20), 'failed')]);
+    await record([result(a!.id, t(15), 'completed')]);
     expect((await health()).health).toMatchObject({
       state: 'failing',
       lastSuccessAt: t(15),
@@ -319,11 +345,7 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
       consecutiveFailedItems: 1,
     });
     // In one batch: failure, then success, then failure again.
-    await recordEndpointHealth(
-      ctx.db.prisma,
-      [fact(b!.id, t(40), 'failed'), fact(a!.id, t(30), 'completed'), fact(b!.id, t(25), 'pending')],
-      options,
-    );
+    await record([result(b!.id, t(40), 'failed'), result(a!.id, t(30), 'completed'), result(c!.id, t(25), 'pending')]);
     expect((await health()).health).toMatchObject({
       state: 'failing',
       lastSuccessAt: t(30),
