@@ -37,7 +37,7 @@ const REPORT = `WITH failure AS (
                               'source', f.source, 'error_message', f.error_message, 'error_details', f.error_details,
                               'failed_at', to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
            c.id, f.id
-      FROM failure f JOIN webhook_configs c ON c.active AND c.entity_type::text = f.entity_type AND c.direction = $6
+      FROM failure f JOIN webhook_configs c ON c.active AND c.entity_type = f.entity_type AND c.direction = $6
      RETURNING id
   )
   SELECT failure.id, (SELECT count(*)::int FROM queued) AS deliveries FROM failure`;
