@@ -1,12 +1,13 @@
 /**
- * Failure reports as load: the webhook receiver (receiver-process.ts) and one round of reports
- * from concurrent clients, timed from the first report to the last delivery. Shared by
- * webhook-fanout, failure-reports and realistic-day.
+ * Failure reports as load: the webhook receiver (receiver-process.ts), its registration with the
+ * service, and one round of reports from concurrent clients, timed from the first report to the
+ * last delivery. Shared by webhook-fanout, failure-reports and realistic-day.
  */
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import path from 'node:path';
-import { ROOT } from './service';
+import { percentile } from './measure';
+import { ROOT, runCliCommand, type Service } from './service';
 
 export type Arrivals = {
   deliveries: number;
@@ -33,7 +34,27 @@ export async function startReceiver(): Promise<Receiver> {
   };
 }
 
-export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const BENCH_SECRET = 'bench-secret-0123456789';
+
+/** Registers `url` as a webhook of the service for `entityType`'s to_webshop failures, through the CLI as an operator would. */
+export async function addWebhook(service: Pick<Service, 'env'>, url: string, entityType: string, secret = BENCH_SECRET): Promise<void> {
+  await runCliCommand(
+    ['webhook', 'add', '--url', url, '--entity-type', entityType, '--direction', 'to_webshop', '--secret', secret],
+    service.env,
+  );
+}
+
+/** A receiver process, registered as the service's webhook for `entityType`. */
+export async function startWebhookReceiver(service: Pick<Service, 'env'>, entityType: string): Promise<Receiver> {
+  const receiver = await startReceiver();
+  try {
+    await addWebhook(service, receiver.url, entityType);
+  } catch (error) {
+    receiver.close();
+    throw error;
+  }
+  return receiver;
+}
 
 /** Where reports go: the service, or a baseline answering the same route. */
 export type ReportTarget = { url: string; token: string };

@@ -8,6 +8,10 @@ export const median = (xs: readonly number[]): number => {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
 
+/** The nearest-rank percentile `p` (0–100) of values sorted in ascending order. */
+export const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+
 /** One line of bench/results.json, as issue 6 asks. */
 export type Result = {
   scenario: string;

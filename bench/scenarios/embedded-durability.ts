@@ -4,7 +4,7 @@
  * run: stock-upsert (10,000 entries per request, as the stock-upsert scenario) and single-product
  * POSTs one after the other (each request is one commit, so one WAL sync when on).
  */
-import { log, median, ROUNDS } from '../lib/measure';
+import { log, median, percentile, ROUNDS } from '../lib/measure';
 import { api, startService, type Service } from '../lib/service';
 import { serviceStockUpsertRate } from './stock-upsert';
 
@@ -28,8 +28,8 @@ async function singleProductPosts(service: Service): Promise<{ perSecond: number
     }
     rates.push(SINGLE_POSTS / ((performance.now() - started) / 1000));
     latencies.sort((a, b) => a - b);
-    p50s.push(latencies[Math.floor(latencies.length * 0.5)]!);
-    p99s.push(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]!);
+    p50s.push(percentile(latencies, 50));
+    p99s.push(percentile(latencies, 99));
   }
   return { perSecond: median(rates), p50Ms: median(p50s), p99Ms: median(p99s) };
 }

@@ -9,9 +9,9 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { costResult, processCpuSeconds } from '../lib/cpu';
-import { reportRound, startReceiver, type ReportRound, type ReportTarget } from '../lib/failure-load';
+import { addWebhook, reportRound, startReceiver, type ReportRound, type ReportTarget } from '../lib/failure-load';
 import { infoResult, limitResult, log, median, ratioResult, ROUNDS, type Result } from '../lib/measure';
-import { freshDatabase, runCliCommand, startBaselineProcess, type Service } from '../lib/service';
+import { freshDatabase, startBaselineProcess, type Service } from '../lib/service';
 
 const REPORTS = Number(process.env.BENCH_FAILURE_REPORTS ?? 5_000);
 const CLIENTS = 100;
@@ -48,10 +48,7 @@ export async function runFailureReports(service: Service): Promise<{ results: Re
       for (let c = 1; c <= configurations; c++) {
         const url = `${receiver.url}/${entityType}-${c}`;
         const secret = `whsec_${randomBytes(24).toString('base64')}`;
-        await runCliCommand(
-          ['webhook', 'add', '--url', url, '--entity-type', entityType, '--direction', 'to_webshop', '--secret', secret],
-          service.env,
-        );
+        await addWebhook(service, url, entityType, secret);
         await client.query(
           `INSERT INTO webhook_configs (url, entity_type, direction, secret_encrypted) VALUES ($1, $2, 'to_webshop', $3)`,
           [url, entityType, secret],

@@ -9,9 +9,9 @@
  * that covered it (a record changed again after it was listed and before its ack is not sampled). The backlog of the initial load is drained before the clock
  * starts; afterwards the webshop drains what is left (at most a minute) so that late changes count.
  */
-import { percentile, startReceiver } from '../lib/failure-load';
-import { infoResult, limitResult, log, type Result } from '../lib/measure';
-import { runCliCommand, type Service } from '../lib/service';
+import { startWebhookReceiver } from '../lib/failure-load';
+import { infoResult, limitResult, log, percentile, type Result } from '../lib/measure';
+import type { Service } from '../lib/service';
 
 export const REALISTIC_DAY_MINUTES = Number(process.env.REALISTIC_DAY_MINUTES ?? 5);
 const STOCKS = 10_000;
@@ -95,7 +95,7 @@ export async function runRealisticDay(service: Service, backend: string): Promis
     await call('product push', 'POST', '/api/v1/products', { products });
   }
 
-  const receiver = await startReceiver();
+  const receiver = await startWebhookReceiver(service, 'product');
   let polling = true;
   const totals = { product: -1, stock: -1 };
   async function webshop(kind: 'product' | 'stock', offset: number): Promise<void> {
@@ -121,21 +121,6 @@ export async function runRealisticDay(service: Service, backend: string): Promis
   }
 
   try {
-    await runCliCommand(
-      [
-        'webhook',
-        'add',
-        '--url',
-        receiver.url,
-        '--entity-type',
-        'product',
-        '--direction',
-        'to_webshop',
-        '--secret',
-        'bench-secret-0123456789',
-      ],
-      service.env,
-    );
     log(`realistic-day (${backend}): initial load`);
     await pushStocks(0);
     for (let b = 0; b < PRODUCTS / PRODUCTS_PER_PUSH; b++) await pushProducts(b);

@@ -8,9 +8,9 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Agent, request } from 'node:http';
-import { reportRound, startReceiver, type Receiver } from '../lib/failure-load';
+import { reportRound, startWebhookReceiver, type Receiver } from '../lib/failure-load';
 import { limitResult, log, median, ROUNDS, infoResult, type Result } from '../lib/measure';
-import { ROOT, runCliCommand, type Service } from '../lib/service';
+import { ROOT, type Service } from '../lib/service';
 
 const FAILURES = Number(process.env.BENCH_FAILURES ?? 10_000);
 const CLIENTS = 100;
@@ -20,24 +20,9 @@ const round = (service: Service, receiver: Pick<Receiver, 'arrivals'>, tag: stri
   reportRound(service, receiver, { tag, reports: FAILURES, clients: CLIENTS });
 
 export async function runWebhookFanout(service: Service): Promise<{ results: Result[]; rounds: unknown[] }> {
-  const receiver = await startReceiver();
+  const receiver = await startWebhookReceiver(service, 'product');
   const rounds: Array<Awaited<ReturnType<typeof round>>> = [];
   try {
-    await runCliCommand(
-      [
-        'webhook',
-        'add',
-        '--url',
-        receiver.url,
-        '--entity-type',
-        'product',
-        '--direction',
-        'to_webshop',
-        '--secret',
-        'bench-secret-0123456789',
-      ],
-      service.env,
-    );
     for (let r = 1; r <= ROUNDS; r++) {
       const result = await round(service, receiver, `R${r}`);
       log(
@@ -76,23 +61,8 @@ export async function runWebhookFanout(service: Service): Promise<{ results: Res
  * delivery to the last.
  */
 export async function runBacklogDrain(service: Service): Promise<Result> {
-  const receiver = await startReceiver();
+  const receiver = await startWebhookReceiver(service, 'partner');
   try {
-    await runCliCommand(
-      [
-        'webhook',
-        'add',
-        '--url',
-        receiver.url,
-        '--entity-type',
-        'partner',
-        '--direction',
-        'to_webshop',
-        '--secret',
-        'bench-secret-0123456789',
-      ],
-      service.env,
-    );
     const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
     let next = 0;
     await Promise.all(

@@ -1,92 +1,74 @@
-import { randomBytes } from 'node:crypto';
-import { getHeapSnapshot } from 'node:v8';
-import { inTransaction } from '../../src/changes/upsert';
-import { BULK_PARAMETER_CHARS } from '../../src/db/adapter-debug-history';
-import { startEmbeddedThread, type EmbeddedThread } from '../../src/db/embedded-thread';
-import { applyMigrations } from '../../src/db/migrator';
-import { releaseBulkParameters } from '../../src/db/prisma-debug-history';
-import { PrismaClient } from '../../src/generated/prisma/client';
-import { backends, openTestDatabase, type TestDatabase } from '../support/database';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { backends } from '../support/database';
+import { ROOT } from '../support/process';
+import type { Kept, ProbeResults } from './prisma-debug-history.probe';
 
 /*
- * Whether a statement's parameter is still alive is read off a heap snapshot (taken after a full
- * collection), not off heap sizes, which the collector's timing makes noisy. Each parameter holds
- * a random token that only it contains; the needle searched for is built after the snapshot, so
- * the needle itself is never what is found.
+ * Prisma keeps the last 100 debug calls' arguments (ADR 0006); these tests prove where that history
+ * is and that releaseBulkParameters and the store's thread evict bulk parameters from it. The heap
+ * is read by a probe process of its own (prisma-debug-history.probe.ts): a snapshot of this jest
+ * worker, grown by the test files it ran before, took minutes.
  */
-const MARK = 'sgw-debug-history-probe:';
+const PROBE = path.join(__dirname, 'prisma-debug-history.probe.ts');
 
-type Probe = { token: string; parameter: string };
-
-function probe(chars: number): Probe {
-  const token = randomBytes(8).toString('hex');
-  // Through a Buffer: one flat string, as a request body's JSON is, not a rope of its parts.
-  const parameter = Buffer.from(`${MARK}${token}:${'x'.repeat(chars)}`).toString('latin1');
-  return { token, parameter };
-}
-
-async function holds(snapshot: NodeJS.ReadableStream | Promise<NodeJS.ReadableStream>, token: string): Promise<boolean> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await snapshot) chunks.push(Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks).includes(`${MARK}${token}:xxxxxxxx`);
-}
-
-/** Runs `statement` on a parameter of its own and answers its token; the parameter is dropped. */
-async function sendProbe(chars: number, statement: (parameter: string) => Promise<unknown>): Promise<string> {
-  const { token, parameter } = probe(chars);
-  await statement(parameter);
-  return token;
-}
-
-const SQL = 'SELECT length($1::text) AS n';
-const BULK = BULK_PARAMETER_CHARS * 4;
-
-describe.each(backends)("Prisma's debug history and bulk parameters on %s (this thread)", (backend) => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await openTestDatabase(backend);
-  });
-  afterAll(() => db?.close());
-
-  it('keeps a raw statement parameter alive (the reason for releaseBulkParameters)', async () => {
-    const token = await sendProbe(BULK, (p) => db.prisma.$queryRawUnsafe(SQL, p));
-    expect(await holds(getHeapSnapshot(), token)).toBe(true);
-  });
-
-  it('lets it go after releaseBulkParameters()', async () => {
-    const token = await sendProbe(BULK, async (p) => {
-      await db.prisma.$queryRawUnsafe(SQL, p);
-      releaseBulkParameters();
+function runProbe(): Promise<ProbeResults> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', PROBE], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
-    expect(await holds(getHeapSnapshot(), token)).toBe(false);
+    let output = '';
+    let results: ProbeResults | undefined;
+    child.stdout!.on('data', (d: Buffer) => (output += d));
+    child.stderr!.on('data', (d: Buffer) => (output += d));
+    child.on('message', (message: ProbeResults) => (results = message));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0 && results) resolve(results);
+      else reject(new Error(`the probe exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+// Started once for the whole file: one process, one load of Prisma and PGlite.
+let probe: Promise<ProbeResults> | undefined;
+async function kept(part: string): Promise<Kept> {
+  const found = (await (probe ??= runProbe()))[part];
+  if (!found) throw new Error(`the probe did not check ${part}`);
+  return found;
+}
+
+describe.each(backends)("Prisma's debug history and bulk parameters on %s (main thread)", (backend) => {
+  let history: Kept;
+  beforeAll(async () => {
+    history = await kept(backend);
   });
 
-  it('lets it go after every inTransaction batch, which all bulk syncs run in', async () => {
-    const token = await sendProbe(BULK, (p) => inTransaction(db.prisma, (tx) => tx.$queryRawUnsafe(SQL, p)));
-    expect(await holds(getHeapSnapshot(), token)).toBe(false);
+  it('keeps a raw statement parameter alive (the reason for releaseBulkParameters)', () => {
+    expect(history.rawStatement).toBe(true);
+  });
+
+  it('lets it go after releaseBulkParameters()', () => {
+    expect(history.afterReleaseBulkParameters).toBe(false);
+  });
+
+  it('lets it go after every inTransaction batch, which all bulk syncs run in', () => {
+    expect(history.afterInTransaction).toBe(false);
   });
 });
 
 describe("Prisma's debug history in the embedded store's thread", () => {
-  let store: EmbeddedThread;
-  let prisma: PrismaClient;
+  let history: Kept;
   beforeAll(async () => {
-    store = await startEmbeddedThread({});
-    await applyMigrations(store.adapter);
-    prisma = new PrismaClient({ adapter: store.adapter });
-  });
-  afterAll(async () => {
-    await prisma?.$disconnect();
-    await store?.close();
+    history = await kept('thread');
   });
 
-  it('keeps a small parameter in the PGlite adapter history (so the probe can see one)', async () => {
-    const token = await sendProbe(1_000, (p) => prisma.$queryRawUnsafe(SQL, p));
-    expect(await holds(store.heapSnapshot(), token)).toBe(true);
+  it('keeps a small parameter in the PGlite adapter history (so the probe can see one)', () => {
+    expect(history.smallParameter).toBe(true);
   });
 
-  it('evicts a bulk parameter there after its statement, with no call from this thread', async () => {
-    const token = await sendProbe(BULK, (p) => prisma.$queryRawUnsafe(SQL, p));
-    expect(await holds(store.heapSnapshot(), token)).toBe(false);
+  it('evicts a bulk parameter there after its statement, with no call from this thread', () => {
+    expect(history.bulkParameter).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { Client, Pool } from 'pg';
 import { applyMigrations } from '../../src/db/migrator';
 import { migratePostgres, type Backend } from '../../src/db/database';
-import { startEmbeddedThread } from '../../src/db/embedded-thread';
+import { startEmbeddedThread, type EmbeddedThread } from '../../src/db/embedded-thread';
 import { attachPool } from '../../src/db/pg-transaction';
 import { PrismaClient } from '../../src/generated/prisma/client';
 
@@ -15,6 +15,8 @@ export type TestDatabase = {
   url?: string;
   /** The pool beneath Prisma's adapter (postgresql only), as `Database.sql`. */
   sql?: Pool;
+  /** The embedded store's thread beneath Prisma's adapter (pglite only). */
+  embedded?: EmbeddedThread;
   /** SQL statements the Prisma client has sent so far (for N+1 checks). */
   queryCount(): number;
   /** Applies pending migrations again; returns the names applied. */
@@ -39,6 +41,7 @@ async function openPglite(): Promise<TestDatabase> {
   return {
     backend: 'pglite',
     prisma,
+    embedded: pglite,
     queryCount,
     migrate: () => applyMigrations(adapter),
     async close() {

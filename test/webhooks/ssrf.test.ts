@@ -246,7 +246,12 @@ describe('SSRF guard at connect time (DNS answers)', () => {
 
   it('reports connection problems in its own words, never the bytes a non-HTTP service sent', async () => {
     setWebhookNetworks({ allowed: ['127.0.0.1/32'], blocked: [] });
-    const banner: TcpServer = createTcpServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6 internal-build-host\r\n'));
+    const banner: TcpServer = createTcpServer((socket) => {
+      // Reads (and drops) the request: unread, the client's close never ends this socket, and the
+      // open socket kept the jest worker from exiting after the run.
+      socket.resume();
+      socket.end('SSH-2.0-OpenSSH_9.6 internal-build-host\r\n');
+    });
     await new Promise<void>((resolve) => banner.listen(0, '127.0.0.1', resolve));
     try {
       const spoken = await attemptDelivery(`http://127.0.0.1:${(banner.address() as AddressInfo).port}/`, '{}', {});
@@ -260,8 +265,9 @@ describe('SSRF guard at connect time (DNS answers)', () => {
       });
       expect(await attemptDelivery(`http://127.0.0.1:${closedPort}/`, '{}', {})).toMatchObject({ ok: false, error: 'connection refused' });
     } finally {
-      banner.close();
       setWebhookNetworks(NOTHING_ALLOWED);
+      // Resolves once its last connection has closed.
+      await new Promise((closed) => banner.close(closed));
     }
   });
 });
