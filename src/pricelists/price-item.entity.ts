@@ -13,5 +13,16 @@ export const priceItemEntity = {
     pendingCount: 'priceItems',
   },
   listPath: '/v1/pricelists/updated',
+  changeColumns: [
+    'pricelist_external_id',
+    'pricelist_name',
+    'product_external_id',
+    'price',
+    'previous_price',
+    'is_new',
+    'start_date',
+    'end_date',
+    'updated_at',
+  ],
   keyed: false,
 } as const satisfies TrackedEntity;

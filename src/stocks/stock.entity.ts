@@ -22,5 +22,15 @@ export const stockEntity = {
     input: { name: 'StockInput', schema: stockInput },
     context: false,
   },
+  changeColumns: [
+    'supplier_external_id',
+    'product_external_id',
+    'quantity',
+    'previous_quantity',
+    'purchase_price',
+    'suggested_sale_price',
+    'pending',
+    'updated_at',
+  ],
   keyed: false,
 } as const satisfies TrackedEntity;
