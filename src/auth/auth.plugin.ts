@@ -24,30 +24,38 @@ export function useBearerAuth(
   const isPublic = (method: string, path: string) =>
     options.publicRoutes.some((r) => r.path === path && (r.method === method || (r.method === 'GET' && method === 'HEAD')));
   return {
-    async onRequest({ request, url, serverContext, endResponse }) {
-      if (isPublic(request.method, url.pathname)) return;
-      let auth: AuthInfo | null;
-      try {
-        auth = await authenticate(options, serverContext, request);
-      } catch (error) {
-        // A token lookup during a database outage answers like any request would: 503 JSON.
-        return endResponse(requestErrorResponse(error, serverContext.requestId, options.logger, 'authentication'));
-      }
-      if (auth) return;
-      if (url.pathname === options.graphqlEndpoint && onlyPublicFields(serverContext.bodyText, options.publicGraphqlFields)) return;
-      const presented = /^Bearer\s+\S+/i.test(request.headers.get('authorization') ?? '');
-      endResponse(
-        errorResponse(
-          'UNAUTHENTICATED',
-          presented ? 'The bearer token is not valid' : 'Missing Authorization: Bearer <token> header',
-          undefined,
-          serverContext.requestId,
-          { 'www-authenticate': 'Bearer' },
-        ),
-      );
+    onRequest(payload) {
+      // The rate limiter authenticated the caller already (every poll): on without a promise.
+      if (payload.serverContext.auth) return;
+      if (isPublic(payload.request.method, payload.url.pathname)) return;
+      return gate(payload);
     },
   };
+
+  async function gate({ request, url, serverContext, endResponse }: OnRequestPayload): Promise<void> {
+    let auth: AuthInfo | null;
+    try {
+      auth = await authenticate(options, serverContext, request);
+    } catch (error) {
+      // A token lookup during a database outage answers like any request would: 503 JSON.
+      return endResponse(requestErrorResponse(error, serverContext.requestId, options.logger, 'authentication'));
+    }
+    if (auth) return;
+    if (url.pathname === options.graphqlEndpoint && onlyPublicFields(serverContext.bodyText, options.publicGraphqlFields)) return;
+    const presented = /^Bearer\s+\S+/i.test(request.headers.get('authorization') ?? '');
+    endResponse(
+      errorResponse(
+        'UNAUTHENTICATED',
+        presented ? 'The bearer token is not valid' : 'Missing Authorization: Bearer <token> header',
+        undefined,
+        serverContext.requestId,
+        { 'www-authenticate': 'Bearer' },
+      ),
+    );
+  }
 }
+
+type OnRequestPayload = Parameters<NonNullable<Plugin<object, ServerContext>['onRequest']>>[0];
 
 /** Signing in cannot need a token: a GraphQL mutation that only calls these fields is allowed without one. */
 function onlyPublicFields(bodyText: string | undefined, fields: ReadonlySet<string>): boolean {

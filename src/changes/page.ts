@@ -4,6 +4,7 @@ import { validationFailed, type ErrorDetail } from '../errors/app-error';
 import type { PageShape } from './results';
 import { pendingCountSql } from './pending-counts';
 import { trackedTable, type SqlRunner, type TrackedTableName } from './ledger';
+import { entityOfTable } from './tracked-entities';
 
 /**
  * Pages of every list (SPEC 2.2, 4.1): the arguments, the generic page of a Prisma query, and the
@@ -67,8 +68,8 @@ export const RECENT_ORDER = [{ updatedAt: 'desc' as const }, { id: 'desc' as con
  * this reader has not been shown yet. It skips rows a push holds locked, so a poll never waits
  * for a push nor deadlocks with one; such a row is unmarked, which is safe: acknowledged by id it
  * comes back in notListed and stays pending (the push is about to change it anyway). Rows come
- * back in the Prisma model's shape. `filter`'s keys are column names written in the code, never
- * input. On PostgreSQL the statement runs through the pg pool as a named prepared statement
+ * back in the Prisma model's shape, with only the fields their change record shows
+ * (`changeColumns`). `filter`'s keys are column names written in the code, never input. On PostgreSQL the statement runs through the pg pool as a named prepared statement
  * (parsed once per connection, no Prisma raw layer); on PGlite through Prisma.
  */
 export async function changeListPage<Row extends { id: number; revision: number }>(
@@ -100,7 +101,7 @@ export async function changeListPage<Row extends { id: number; revision: number 
   const counted = page.since ? undefined : pendingCountSql(table, filter, (column) => placeholders.get(column)!);
   const totalSql = counted ?? `(SELECT count(*)::int FROM ${trackedTable(table)} WHERE ${where})`;
   const sql = `WITH page AS MATERIALIZED (
-       SELECT * FROM ${trackedTable(table)} WHERE ${where}
+       SELECT ${pageColumns(table).selected} FROM ${trackedTable(table)} WHERE ${where}
         ORDER BY updated_at, id LIMIT $${params.length - 1}::int OFFSET $${params.length}::int
      ), listed AS (
        UPDATE ${trackedTable(table)} AS t SET listed_revisions = t.listed_revisions || jsonb_build_object($1::text, page.revision)
@@ -110,12 +111,38 @@ export async function changeListPage<Row extends { id: number; revision: number 
            WHERE (u.listed_revisions ->> $1::text) IS DISTINCT FROM p.revision::text
            FOR UPDATE OF u SKIP LOCKED)
      )
-     SELECT total.n AS "__total", page.*
+     SELECT total.n AS "__total", ${pageColumns(table).answered}
        FROM (SELECT ${totalSql} AS n) AS total
        LEFT JOIN page ON true
       ORDER BY page.updated_at, page.id`;
   const { total, payload } = db.sql ? await viaPool<Row>(db.sql, sql, params) : await viaPrisma<Row>(db.prisma, sql, params);
   return { payload, meta: { total, limit: page.limit, offset: page.offset } };
+}
+
+type PageColumns = { selected: string; answered: string };
+const columnsByTable = new Map<TrackedTableName, PageColumns>();
+
+/** Arrays of text: sent as JSON, which the client parses natively, instead of in Postgres's array syntax. */
+const TEXT_ARRAY_COLUMNS = new Set(['changed_fields']);
+
+/**
+ * What a page selects: the columns its change record shows, and id, revision and updated_at,
+ * which the listing mark and the order need. Not `*`: the ledger's own columns (listing marks
+ * with an entry per reader, field revisions, time stamps no record shows) would be sent, parsed
+ * and dropped on every poll. Text arrays are answered as JSON: the same string[] once parsed, but
+ * through JSON.parse rather than pg's array parser, which cost a poll more than any other column.
+ */
+function pageColumns(table: TrackedTableName): PageColumns {
+  let columns = columnsByTable.get(table);
+  if (columns === undefined) {
+    const names = [...new Set(['id', 'revision', 'updated_at', ...entityOfTable(table).changeColumns])];
+    columns = {
+      selected: names.map((name) => `"${name}"`).join(', '),
+      answered: names.map((name) => (TEXT_ARRAY_COLUMNS.has(name) ? `to_json(page."${name}") AS "${name}"` : `page."${name}"`)).join(', '),
+    };
+    columnsByTable.set(table, columns);
+  }
+  return columns;
 }
 
 type PageRows<Row> = { total: number; payload: Row[] };

@@ -33,7 +33,24 @@ type TrackedEntityBase = {
    * own upsert may say false (stocks: volume).
    */
   history: boolean;
+  /**
+   * The columns its change record shows (its GraphQL list type reads nothing else): the change
+   * list selects these, with id and revision, and leaves the ledger's own columns in the table.
+   */
+  changeColumns: readonly string[];
 };
+
+/** What the change record of every keyed entity shows (ChangeRecord; pending_values gives `previous`). */
+export const CHANGE_RECORD_COLUMNS = [
+  'external_id',
+  'erp_id',
+  'is_new',
+  'changed_fields',
+  'context',
+  'data',
+  'updated_at',
+  'pending_values',
+] as const;
 
 type Operations = {
   /** The change list query. */

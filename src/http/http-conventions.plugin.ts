@@ -33,6 +33,16 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
   const locations = new Map(options.routes.filter((r) => r.location).map((r) => [`${r.method} ${API_BASE}${r.path}`, r.location!]));
 
   let graphiqlLength: number | undefined;
+  const answerGraphiqlHead = async (page: () => Promise<string>, endResponse: (response: Response) => void): Promise<void> => {
+    graphiqlLength ??= Buffer.byteLength(await page());
+    endResponse(
+      new Response(null, {
+        status: 200,
+        statusText: 'OK',
+        headers: { 'content-type': 'text/html', 'content-length': String(graphiqlLength) },
+      }),
+    );
+  };
   const allowedMethods = (pathname: string): string[] | undefined => {
     if (pathname === options.graphqlEndpoint) return ['GET', 'HEAD', 'POST', 'OPTIONS'];
     if (getOnly.has(pathname) || options.getPrefixes.some((p) => pathname === p || pathname.startsWith(`${p}/`))) {
@@ -44,7 +54,7 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
   };
 
   return {
-    async onRequest({ request, url, serverContext, setRequest, endResponse, fetchAPI }) {
+    onRequest({ request, url, serverContext, setRequest, endResponse, fetchAPI }) {
       const allowed = allowedMethods(url.pathname);
       if (!allowed) return;
       const allow = allowed.join(', ');
@@ -65,26 +75,13 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
         );
         return;
       }
-      if (
-        request.method === 'HEAD' &&
-        url.pathname === options.graphqlEndpoint &&
-        options.graphiqlPage &&
-        request.headers.get('accept')?.includes('text/html')
-      ) {
-        graphiqlLength ??= Buffer.byteLength(await options.graphiqlPage());
-        endResponse(
-          new Response(null, {
-            status: 200,
-            statusText: 'OK',
-            headers: { 'content-type': 'text/html', 'content-length': String(graphiqlLength) },
-          }),
-        );
-        return;
+      if (request.method !== 'HEAD') return; // every poll: on at once, without a promise
+      if (url.pathname === options.graphqlEndpoint && options.graphiqlPage && request.headers.get('accept')?.includes('text/html')) {
+        return answerGraphiqlHead(options.graphiqlPage, endResponse);
       }
-      if (request.method === 'HEAD') {
-        serverContext.headRequest = true;
-        setRequest(new fetchAPI.Request(request.url, { method: 'GET', headers: request.headers }));
-      }
+      serverContext.headRequest = true;
+      setRequest(new fetchAPI.Request(request.url, { method: 'GET', headers: request.headers }));
+      return undefined;
     },
 
     onResponse({ request, response, serverContext, setResponse }) {

@@ -1,4 +1,4 @@
-import type { TrackedEntity } from '../changes/tracked-entity';
+import { CHANGE_RECORD_COLUMNS, type TrackedEntity } from '../changes/tracked-entity';
 import { MAX_PARTNERS_PER_REQUEST, partnerInput } from './partner.input';
 
 /** Partners: a hierarchy of billing, contact and delivery addresses pushed by the ERP. */
@@ -23,6 +23,7 @@ export const partnerEntity = {
     input: { name: 'PartnerInput', schema: partnerInput },
     context: true,
   },
+  changeColumns: [...CHANGE_RECORD_COLUMNS, 'type', 'parent_external_id', 'parent_id'],
   keyed: true,
   history: true,
 } as const satisfies TrackedEntity;

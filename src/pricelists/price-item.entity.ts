@@ -13,6 +13,17 @@ export const priceItemEntity = {
     pendingCount: 'priceItems',
   },
   listPath: '/v1/pricelists/updated',
+  changeColumns: [
+    'pricelist_external_id',
+    'pricelist_name',
+    'product_external_id',
+    'price',
+    'previous_price',
+    'is_new',
+    'start_date',
+    'end_date',
+    'updated_at',
+  ],
   keyed: false,
   history: true,
 } as const satisfies TrackedEntity;

@@ -1,4 +1,4 @@
-import type { TrackedEntity } from '../changes/tracked-entity';
+import { CHANGE_RECORD_COLUMNS, type TrackedEntity } from '../changes/tracked-entity';
 import { MAX_PRODUCTS_PER_REQUEST, productInput } from './product.input';
 
 /** Products: pushed by the ERP (with their prices and purchase orders), listed and acknowledged. */
@@ -23,6 +23,7 @@ export const productEntity = {
     input: { name: 'ProductInput', schema: productInput },
     context: true,
   },
+  changeColumns: CHANGE_RECORD_COLUMNS,
   keyed: true,
   history: true,
 } as const satisfies TrackedEntity;

@@ -1,4 +1,4 @@
-import type { TrackedEntity } from '../changes/tracked-entity';
+import { CHANGE_RECORD_COLUMNS, type TrackedEntity } from '../changes/tracked-entity';
 import { MAX_PURCHASE_ORDERS_PER_REQUEST, purchaseOrderInput } from './purchase-order.input';
 
 /** Purchase orders: pushed on their own or extracted from a product's purchase_orders. */
@@ -22,6 +22,7 @@ export const purchaseOrderEntity = {
     input: { name: 'PurchaseOrderInput', schema: purchaseOrderInput },
     context: true,
   },
+  changeColumns: [...CHANGE_RECORD_COLUMNS, 'supplier_external_id'],
   keyed: true,
   history: true,
 } as const satisfies TrackedEntity;

@@ -1,4 +1,4 @@
-import type { TrackedEntity } from '../changes/tracked-entity';
+import { CHANGE_RECORD_COLUMNS, type TrackedEntity } from '../changes/tracked-entity';
 import { MAX_SALE_ORDERS_PER_REQUEST, saleOrderInput } from './sale-order.input';
 
 /** Sale orders, inbound (from the ERP) or outbound (to it); the change list filters by direction. */
@@ -24,6 +24,7 @@ export const saleOrderEntity = {
     input: { name: 'SaleOrderInput', schema: saleOrderInput },
     context: true,
   },
+  changeColumns: [...CHANGE_RECORD_COLUMNS, 'direction', 'partner_external_id'],
   keyed: true,
   history: true,
 } as const satisfies TrackedEntity;

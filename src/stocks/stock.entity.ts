@@ -22,6 +22,16 @@ export const stockEntity = {
     input: { name: 'StockInput', schema: stockInput },
     context: false,
   },
+  changeColumns: [
+    'supplier_external_id',
+    'product_external_id',
+    'quantity',
+    'previous_quantity',
+    'purchase_price',
+    'suggested_sale_price',
+    'pending',
+    'updated_at',
+  ],
   keyed: false,
   // A history row per stock change would outgrow the stocks (volume): previousQuantity is their past value.
   history: false,
