@@ -69,8 +69,9 @@ export const RECENT_ORDER = [{ updatedAt: 'desc' as const }, { id: 'desc' as con
  * for a push nor deadlocks with one; such a row is unmarked, which is safe: acknowledged by id it
  * comes back in notListed and stays pending (the push is about to change it anyway). Rows come
  * back in the Prisma model's shape, with only the fields their change record shows
- * (`changeColumns`). `filter`'s keys are column names written in the code, never input. On PostgreSQL the statement runs through the pg pool as a named prepared statement
- * (parsed once per connection, no Prisma raw layer); on PGlite through Prisma.
+ * (`changeColumns`). `filter`'s keys are column names written in the code, never input. On
+ * PostgreSQL the statement runs through the pg pool as a named prepared statement (parsed once
+ * per connection, no Prisma raw layer); on PGlite through Prisma.
  */
 export async function changeListPage<Row extends { id: number; revision: number }>(
   db: ChangeListSource,

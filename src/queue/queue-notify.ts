@@ -25,8 +25,9 @@ const notifiers = new WeakMap<Pool, Notifier>();
  * pool; reports that queue work while one is on its way get one more after it (their items may
  * have committed after that one was sent); two are always `QUEUE_NOTIFY_SPACING_MS` apart. Never
  * inside the report's own statement: a transaction that notifies holds a database-wide lock
- * through its commit, so every report would commit one at a time behind it (ADR 0033, "Failure reports"). Only a hint: a NOTIFY that fails or never comes
- * (the process died after the commit) costs latency, not deliveries, since every worker also polls.
+ * through its commit, so every report would commit one at a time behind it (ADR 0033, "Failure
+ * reports"). Only a hint: a NOTIFY that fails or never comes (the process died after the commit)
+ * costs latency, not deliveries, since every worker also polls.
  */
 export function notifyQueueWork(pool: Pool): void {
   let notifier = notifiers.get(pool);
