@@ -203,6 +203,7 @@ async function openStore(config: AppConfig, logger: Logger, options: { listen: b
     dataDir: config.dataDir,
     embeddedFsync: config.embeddedFsync,
     embeddedMemoryCeilingMb: config.embeddedMemoryCeilingMb,
+    embeddedIdleRecycleMs: config.embeddedIdleRecycleMs,
     logger,
     pool: { ...config.databasePool, size: options.poolSize },
   });

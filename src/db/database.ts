@@ -5,7 +5,7 @@ import { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { PrismaClient } from '../generated/prisma/client';
 import { lockDataDir } from './data-dir-lock';
-import { startEmbeddedThread, type EmbeddedThread } from './embedded-thread';
+import { startEmbeddedThread, type EmbeddedThread, type EmbeddedThreadOptions } from './embedded-thread';
 import { createHousekeeping, type Housekeeping, type HousekeepingOptions } from './housekeeping';
 import { applyMigrations } from './migrator';
 import { migrationsUpToDate } from './migrations-up-to-date';
@@ -50,23 +50,20 @@ export type DatabaseOptions = {
   embeddedFsync?: boolean;
   /** Embedded store only: WebAssembly memory (MB) past which PGlite is recycled (ADR 0035); 0 or absent: never. */
   embeddedMemoryCeilingMb?: number;
+  /** Embedded store only: recycle PGlite once quiet for this long after work (ADR 0039); 0 or absent: never. */
+  embeddedIdleRecycleMs?: number;
+  /** Tests: what counts as quiet and as work for that recycle. */
+  embeddedQuiet?: EmbeddedThreadOptions['quiet'];
   /** Embedded store only: intervals and thresholds of VACUUM and CHECKPOINT (tests shorten them). */
   housekeeping?: HousekeepingOptions;
 };
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.logger, options.pool)
-    : openPglite(options.dataDir, options.logger, options.embeddedFsync ?? true, options.housekeeping, options.embeddedMemoryCeilingMb);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.logger, options.pool) : openPglite(options);
 }
 
-async function openPglite(
-  dataDir: string,
-  logger: Logger,
-  fsync: boolean,
-  housekeepingOptions?: HousekeepingOptions,
-  memoryCeilingMb?: number,
-): Promise<Database> {
+async function openPglite(options: DatabaseOptions): Promise<Database> {
+  const { dataDir, logger } = options;
   const release = await lockDataDir(
     dataDir,
     (error) => {
@@ -79,10 +76,17 @@ async function openPglite(
   try {
     const pgDir = path.join(dataDir, 'pglite');
     // Off the event loop: every statement (and the WAL's fsync) runs in the store's thread.
-    const pglite = await startEmbeddedThread({ pgDir, fsync, logger, ...(memoryCeilingMb !== undefined ? { memoryCeilingMb } : {}) });
+    const pglite = await startEmbeddedThread({
+      pgDir,
+      fsync: options.embeddedFsync ?? true,
+      logger,
+      ...(options.embeddedMemoryCeilingMb !== undefined ? { memoryCeilingMb: options.embeddedMemoryCeilingMb } : {}),
+      ...(options.embeddedIdleRecycleMs !== undefined ? { idleRecycleMs: options.embeddedIdleRecycleMs } : {}),
+      ...(options.embeddedQuiet ? { quiet: options.embeddedQuiet } : {}),
+    });
     const adapter = pglite.adapter;
     const prisma = new PrismaClient({ adapter });
-    const housekeeping = createHousekeeping(pglite, { logger, ...housekeepingOptions });
+    const housekeeping = createHousekeeping(pglite, { logger, ...options.housekeeping });
     housekeeping.start();
     return {
       prisma,

@@ -13,6 +13,10 @@ export type EmbeddedThreadData = {
   transactionIdleMs: number;
   /** WebAssembly memory past which the thread recycles its PGlite instance (ADR 0035); 0: never. */
   memoryCeilingBytes: number;
+  /** The window after which a quiet store that worked is recycled (ADR 0039); 0: never. */
+  idleRecycleMs: number;
+  /** Tests: what counts as quiet and as work (QUIET_DEFAULTS otherwise). */
+  quiet?: { quietShare?: number; minWorkMs?: number };
 };
 
 /** `tx` runs the statement inside that open transaction; without it, on its own. */
@@ -41,6 +45,8 @@ export type ThreadMessage =
   | { type: 'failed'; message: string }
   | {
       type: 'recycled';
+      /** Past the memory ceiling (ADR 0035), or quiet after work (ADR 0039). */
+      reason: 'ceiling' | 'idle';
       pauseMs: number;
       wasmBytesBefore: number;
       wasmBytesAfter: number;
@@ -48,3 +54,16 @@ export type ThreadMessage =
       rssBytesBefore: number;
       rssBytesCollected: number;
     };
+
+/** An error as it crosses to the main thread. */
+export function describeError(error: unknown): ThreadError {
+  if (error instanceof Error && error.name === 'DriverAdapterError' && typeof error.cause === 'object' && error.cause !== null) {
+    return { kind: 'driver', cause: { ...(error.cause as Record<string, unknown>) } };
+  }
+  if (!(error instanceof Error)) return { kind: 'error', message: String(error), name: 'Error', fields: {} };
+  // Postgres's fields (code, detail, constraint…) as strings: what callers and logs look at.
+  const fields = Object.fromEntries(
+    Object.entries(error).filter(([, v]) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'),
+  );
+  return { kind: 'error', message: error.message, name: error.name, fields };
+}

@@ -11,7 +11,14 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { carriesBulkParameter, releaseAdapterParameters } from './adapter-debug-history';
 import { fullCollection } from './collect-garbage';
 import { embeddedStoreOpener, type EmbeddedStoreOpener, type StoreLogger } from './durable-nodefs';
-import type { EmbeddedRequest, EmbeddedThreadData, RequestEnvelope, ThreadError, ThreadMessage } from './embedded-protocol';
+import {
+  describeError,
+  type EmbeddedRequest,
+  type EmbeddedThreadData,
+  type RequestEnvelope,
+  type ThreadMessage,
+} from './embedded-protocol';
+import { QUIET_DEFAULTS, watchForQuiet } from './embedded-quiet';
 
 const port = parentPort!;
 const post = (message: ThreadMessage, transfer: Transferable[] = []) => port.postMessage(message, transfer as never);
@@ -180,6 +187,7 @@ async function main(): Promise<void> {
       }
       case 'close':
         clearInterval(watchdog);
+        quiet.stop();
         for (const [id] of transactions) await end(id, 'rollback').catch(() => undefined);
         await pglite.close();
         return undefined;
@@ -188,27 +196,26 @@ async function main(): Promise<void> {
 
   /*
    * The recycle (ADR 0035): PGlite's WebAssembly memory grows and never shrinks, and is only given
-   * back when the instance is dropped. Past the ceiling, and only between calls (none running, no
-   * transaction open), the instance is checkpointed, closed and replaced by a fresh one on the same
-   * directory; calls that arrive meanwhile are queued and run after it, in their order. An
-   * in-memory store (tests) would lose its data: it is never recycled.
+   * back when the instance is dropped. Past the ceiling or once quiet after work (ADR 0039), and
+   * only between calls (none running, no transaction open), the instance is checkpointed, closed and
+   * replaced by a fresh one on the same directory; calls that arrive meanwhile are queued and run
+   * after it, in their order. An in-memory store (tests) would lose its data: it is never recycled.
    */
   let running = 0;
   let closing = false;
   let queued: RequestEnvelope[] | undefined;
 
-  const recycleDue = () =>
-    data.pgDir !== undefined &&
-    data.memoryCeilingBytes > 0 &&
-    running === 0 &&
-    transactions.size === 0 &&
-    !closing &&
-    queued === undefined &&
-    instance !== undefined &&
-    instance.pglite.Module.HEAP8.length > data.memoryCeilingBytes;
+  const mayRecycle = () =>
+    data.pgDir !== undefined && running === 0 && transactions.size === 0 && !closing && queued === undefined && instance !== undefined;
+  const pastCeiling = () =>
+    data.memoryCeilingBytes > 0 && instance !== undefined && instance.pglite.Module.HEAP8.length > data.memoryCeilingBytes;
+  // Quiet after work: the memory the load left is given back while nobody waits (ADR 0039).
+  const quiet = watchForQuiet({ ...QUIET_DEFAULTS, windowMs: data.idleRecycleMs, ...data.quiet }, () => {
+    if (mayRecycle()) void recycle('idle');
+  });
 
   const collect = fullCollection();
-  const recycle = async () => {
+  const recycle = async (reason: 'ceiling' | 'idle') => {
     queued = [];
     const started = performance.now();
     const wasmBytesBefore = live().pglite.Module.HEAP8.length;
@@ -238,7 +245,8 @@ async function main(): Promise<void> {
     }
     const pauseMs = performance.now() - started;
     const wasmBytesAfter = instance.pglite.Module.HEAP8.length;
-    post({ type: 'recycled', pauseMs, wasmBytesBefore, wasmBytesAfter, rssBytesBefore, rssBytesCollected });
+    quiet.opened();
+    post({ type: 'recycled', reason, pauseMs, wasmBytesBefore, wasmBytesAfter, rssBytesBefore, rssBytesCollected });
     resume();
   };
 
@@ -259,36 +267,26 @@ async function main(): Promise<void> {
         post({ type: 'reply', id: request.id, ...answer }, transfer);
       } catch (error) {
         // A value structured clone cannot carry: the caller gets an error, the thread lives on.
-        post({ type: 'reply', id: request.id, error: describe(error) });
+        post({ type: 'reply', id: request.id, error: describeError(error) });
       }
     };
     running++;
+    quiet.callStarted();
     // Called synchronously: PGlite's own queue sees the calls in the order they arrived.
     handle(request)
       .finally(() => {
         running--;
-        if (recycleDue()) void recycle();
+        quiet.callEnded();
+        if (mayRecycle() && pastCeiling()) void recycle('ceiling');
       })
       .then(
         (result) => reply({ result }, result instanceof Uint8Array ? [result.buffer] : []),
-        (error: unknown) => reply({ error: describe(error) }),
+        (error: unknown) => reply({ error: describeError(error) }),
       );
   };
 
   port.on('message', dispatch);
   post({ type: 'ready' });
-}
-
-function describe(error: unknown): ThreadError {
-  if (error instanceof Error && error.name === 'DriverAdapterError' && typeof error.cause === 'object' && error.cause !== null) {
-    return { kind: 'driver', cause: { ...(error.cause as Record<string, unknown>) } };
-  }
-  if (!(error instanceof Error)) return { kind: 'error', message: String(error), name: 'Error', fields: {} };
-  // Postgres's fields (code, detail, constraint…) as strings: what callers and logs look at.
-  const fields = Object.fromEntries(
-    Object.entries(error).filter(([, v]) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'),
-  );
-  return { kind: 'error', message: error.message, name: error.name, fields };
 }
 
 main().catch((error: unknown) => {

@@ -59,6 +59,10 @@ export type EmbeddedThreadOptions = {
   transactionIdleMs?: number;
   /** Past this much WebAssembly memory the thread recycles its PGlite instance (ADR 0035); 0 or absent: never. */
   memoryCeilingMb?: number;
+  /** A store quiet for this long after work recycles its PGlite instance (ADR 0039); 0 or absent: never. */
+  idleRecycleMs?: number;
+  /** Tests: what counts as quiet and as work. */
+  quiet?: EmbeddedThreadData['quiet'];
 };
 
 const ADAPTER_NAME = 'pglite-prisma-adapter';
@@ -69,6 +73,8 @@ export async function startEmbeddedThread(options: EmbeddedThreadOptions): Promi
     fsync: options.fsync ?? true,
     transactionIdleMs: options.transactionIdleMs ?? TRANSACTION_IDLE_MS,
     memoryCeilingBytes: (options.memoryCeilingMb ?? 0) * 1024 * 1024,
+    idleRecycleMs: options.idleRecycleMs ?? 0,
+    ...(options.quiet ? { quiet: options.quiet } : {}),
   };
   const recycles: RecycleStats = { count: 0, lastPauseMs: 0 };
   const thread: Worker = startThread(__dirname, 'embedded-thread', workerData);
@@ -99,6 +105,7 @@ export async function startEmbeddedThread(options: EmbeddedThreadOptions): Promi
         options.logger?.info(
           {
             thread: 'embedded-store',
+            reason: message.reason,
             pauseMs: Math.round(message.pauseMs),
             wasmMbBefore: Math.round(message.wasmBytesBefore / 2 ** 20),
             wasmMbAfter: Math.round(message.wasmBytesAfter / 2 ** 20),
@@ -106,7 +113,9 @@ export async function startEmbeddedThread(options: EmbeddedThreadOptions): Promi
             rssMbCollected: Math.round(message.rssBytesCollected / 2 ** 20),
             recycles: recycles.count,
           },
-          'recycled the embedded store: its WebAssembly memory passed the ceiling',
+          message.reason === 'idle'
+            ? 'recycled the embedded store: quiet after work, its memory given back'
+            : 'recycled the embedded store: its WebAssembly memory passed the ceiling',
         );
       } else if (message.type === 'ready') resolve();
       else if (message.type === 'failed') reject(new Error(message.message));

@@ -45,7 +45,7 @@ export function addEmbeddedStoreGauges(registry: Registry, store: EmbeddedStore)
   });
   new Gauge({
     name: 'sync_gateway_embedded_recycles',
-    help: 'Times the embedded store’s PGlite instance was recycled since start, its WebAssembly memory past EMBEDDED_MEMORY_CEILING_MB (ADR 0035).',
+    help: 'Times the embedded store’s PGlite instance was recycled since start: its WebAssembly memory past EMBEDDED_MEMORY_CEILING_MB (ADR 0035), or quiet after work (ADR 0039).',
     registers: [registry],
     collect() {
       this.set(store.pglite.recycles().count);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { openDatabase, type Database } from '../../src/db/database';
+import type { EmbeddedThreadOptions } from '../../src/db/embedded-thread';
 import type { HousekeepingOptions } from '../../src/db/housekeeping';
 import type { PrismaClient } from '../../src/generated/prisma/client';
 import { createWebhook } from '../../src/webhooks/webhook.service';
@@ -11,7 +12,12 @@ import type { TestServer } from './http';
 
 /** An embedded store in a data directory of its own, opened as the server opens it. */
 export async function openEmbeddedTestStore(
-  options: { dataDir?: string; housekeeping?: HousekeepingOptions; memoryCeilingMb?: number } = {},
+  options: {
+    dataDir?: string;
+    housekeeping?: HousekeepingOptions;
+    memoryCeilingMb?: number;
+    idleRecycle?: { windowMs: number; quiet?: EmbeddedThreadOptions['quiet'] };
+  } = {},
 ): Promise<{ db: Database; dataDir: string; asTestDatabase(): TestDatabase; remove(): Promise<void> }> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'sgw-store-')));
   // Timers far out: the tests run housekeeping themselves, where they need it.
@@ -20,6 +26,8 @@ export async function openEmbeddedTestStore(
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     embeddedFsync: false,
     ...(options.memoryCeilingMb !== undefined ? { embeddedMemoryCeilingMb: options.memoryCeilingMb } : {}),
+    ...(options.idleRecycle ? { embeddedIdleRecycleMs: options.idleRecycle.windowMs } : {}),
+    ...(options.idleRecycle?.quiet ? { embeddedQuiet: options.idleRecycle.quiet } : {}),
     housekeeping: { vacuumCheckMs: 3_600_000, checkpointMs: 3_600_000, ...options.housekeeping },
   });
   await db.migrate();

@@ -1,0 +1,63 @@
+import { openEmbeddedTestStore, products } from '../support/embedded-store';
+import { startTestServer, type TestServer } from '../support/http';
+
+/*
+ * ADR 0039: a store on disk that goes quiet after work recycles its PGlite instance (no memory
+ * ceiling here), keeps everything it committed, and is not recycled again while it stays quiet.
+ */
+
+describe('recycling the embedded store when quiet after work', () => {
+  let store: Awaited<ReturnType<typeof openEmbeddedTestStore>>;
+  let api: TestServer;
+
+  beforeAll(async () => {
+    // A short window, and any work at all counts: the test's pushes are small.
+    store = await openEmbeddedTestStore({ idleRecycle: { windowMs: 300, quiet: { quietShare: 0.01, minWorkMs: 50 } } });
+    api = await startTestServer(store.asTestDatabase());
+  }, 120_000);
+  afterAll(async () => {
+    await api.close();
+    await store.db.close();
+    await store.remove();
+  });
+
+  const recycles = () => store.db.embedded!.pglite.recycles().count;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const until = async (condition: () => boolean, ms: number) => {
+    for (const end = Date.now() + ms; !condition() && Date.now() < end;) await sleep(50);
+  };
+
+  it('recycles once after the pushes, keeps them, and not again while quiet', async () => {
+    const before = recycles();
+    for (let round = 0; round < 3; round++) {
+      const res = await api.request('POST', '/api/v1/products', { body: { products: products(200, round) } });
+      expect(res.status).toBe(200);
+    }
+    await until(() => recycles() > before, 30_000);
+    expect(recycles()).toBe(before + 1);
+
+    // Quiet for many windows: the fresh instance has done no work, so it stays.
+    await sleep(2_000);
+    expect(recycles()).toBe(before + 1);
+
+    // What was pushed is there after the recycle, and the store answers.
+    const listed = await api.request<{ payload: unknown[] }>('GET', '/api/v1/updated-products?limit=500');
+    expect(listed.status).toBe(200);
+    expect(await store.db.prisma.product.count()).toBe(200);
+    expect(await store.db.prisma.product.count({ where: { pending: true } })).toBe(200);
+  }, 120_000);
+
+  it('does not recycle under an open transaction, however quiet', async () => {
+    const pglite = store.db.embedded!.pglite;
+    // Work first, so that only the transaction stands in the way.
+    await api.request('POST', '/api/v1/products', { body: { products: products(200, 5) } });
+    const before = recycles();
+    await pglite.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      await sleep(1_500); // five quiet windows inside the transaction
+      expect(recycles()).toBe(before);
+    });
+    await until(() => recycles() > before, 30_000);
+    expect(recycles()).toBe(before + 1);
+  }, 120_000);
+});

@@ -1,0 +1,89 @@
+import { watchForQuiet } from '../../src/db/embedded-quiet';
+
+/*
+ * ADR 0039: the idle recycle is asked for after a window in which calls ran for at most a small
+ * share of it, and only once the instance has worked since it was opened.
+ */
+
+describe('watching the embedded store for quiet after work', () => {
+  let clock = 0;
+  const now = () => clock;
+  beforeEach(() => {
+    jest.useFakeTimers();
+    clock = 0;
+  });
+  afterEach(() => jest.useRealTimers());
+
+  /** Advances both clocks: the window's timer and the busy-time clock. */
+  const elapse = (ms: number) => {
+    clock += ms;
+    jest.advanceTimersByTime(ms);
+  };
+  const call = (watch: ReturnType<typeof watchForQuiet>, ms: number) => {
+    watch.callStarted();
+    elapse(ms);
+    watch.callEnded();
+  };
+
+  const settings = { windowMs: 1_000, quietShare: 0.01, minWorkMs: 500 };
+
+  it('asks once a quiet window follows enough work, and not again after a fresh instance', () => {
+    const onQuiet = jest.fn();
+    const watch = watchForQuiet(settings, onQuiet, now);
+    call(watch, 600); // work
+    elapse(400); // the rest of the busy window
+    expect(onQuiet).not.toHaveBeenCalled();
+    call(watch, 5); // a poll: well within 1 %
+    elapse(995);
+    expect(onQuiet).toHaveBeenCalledTimes(1);
+    watch.opened(); // the recycle's fresh instance: no work yet
+    for (let window = 0; window < 5; window++) {
+      call(watch, 5);
+      elapse(995);
+    }
+    expect(onQuiet).toHaveBeenCalledTimes(1);
+    watch.stop();
+  });
+
+  it('does not ask while calls take more than the quiet share of the window', () => {
+    const onQuiet = jest.fn();
+    const watch = watchForQuiet(settings, onQuiet, now);
+    for (let window = 0; window < 5; window++) {
+      call(watch, 200);
+      elapse(800);
+    }
+    expect(onQuiet).not.toHaveBeenCalled();
+    watch.stop();
+  });
+
+  it('does not ask without enough work since the instance was opened', () => {
+    const onQuiet = jest.fn();
+    const watch = watchForQuiet(settings, onQuiet, now);
+    call(watch, 400);
+    elapse(2_600);
+    expect(onQuiet).not.toHaveBeenCalled();
+    watch.stop();
+  });
+
+  it('counts a call still running at the window’s end as busy, and never asks under it', () => {
+    const onQuiet = jest.fn();
+    const watch = watchForQuiet(settings, onQuiet, now);
+    call(watch, 600);
+    elapse(1_400);
+    watch.callStarted(); // a long call across windows
+    elapse(3_000);
+    const asked = onQuiet.mock.calls.length;
+    elapse(2_000);
+    expect(onQuiet).toHaveBeenCalledTimes(asked);
+    watch.callEnded();
+    watch.stop();
+  });
+
+  it('is off with a window of 0', () => {
+    const onQuiet = jest.fn();
+    const watch = watchForQuiet({ ...settings, windowMs: 0 }, onQuiet, now);
+    call(watch, 600);
+    elapse(10_000);
+    expect(onQuiet).not.toHaveBeenCalled();
+  });
+});
