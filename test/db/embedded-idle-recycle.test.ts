@@ -11,8 +11,9 @@ describe('recycling the embedded store when quiet after work', () => {
   let api: TestServer;
 
   beforeAll(async () => {
-    // A short window, and any work at all counts: the test's pushes are small.
-    store = await openEmbeddedTestStore({ idleRecycle: { windowMs: 300, quiet: { quietShare: 0.01, minWorkMs: 50 } } });
+    // A short window, and 200 ms of work counts: more than the background polls of a fresh
+    // instance do in the seconds this waits, even on a loaded machine, and less than `work()`.
+    store = await openEmbeddedTestStore({ idleRecycle: { windowMs: 300, quiet: { quietShare: 0.01, minWorkMs: 200 } } });
     api = await startTestServer(store.asTestDatabase());
   }, 120_000);
   afterAll(async () => {
@@ -23,6 +24,8 @@ describe('recycling the embedded store when quiet after work', () => {
 
   const recycles = () => store.db.embedded!.pglite.recycles().count;
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** A statement that keeps the store busy for 0.6 s or more on this machine (2 × 10^6 rows). */
+  const work = () => store.db.embedded!.pglite.query('SELECT count(*) FROM generate_series(1, 2000000)');
   const until = async (condition: () => boolean, ms: number) => {
     for (const end = Date.now() + ms; !condition() && Date.now() < end;) await sleep(50);
   };
@@ -33,6 +36,7 @@ describe('recycling the embedded store when quiet after work', () => {
       const res = await api.request('POST', '/api/v1/products', { body: { products: products(200, round) } });
       expect(res.status).toBe(200);
     }
+    await work();
     await until(() => recycles() > before, 30_000);
     expect(recycles()).toBe(before + 1);
 
@@ -49,11 +53,12 @@ describe('recycling the embedded store when quiet after work', () => {
 
   it('does not recycle under an open transaction, however quiet', async () => {
     const pglite = store.db.embedded!.pglite;
-    // Work first, so that only the transaction stands in the way.
-    await api.request('POST', '/api/v1/products', { body: { products: products(200, 5) } });
-    const before = recycles();
+    let before = 0;
     await pglite.transaction(async (tx) => {
-      await tx.query('SELECT 1');
+      // Counted inside the transaction: no recycle can come between the reading and the work.
+      before = recycles();
+      // Work first, so that only the transaction stands in the way.
+      await tx.query('SELECT count(*) FROM generate_series(1, 2000000)');
       await sleep(1_500); // five quiet windows inside the transaction
       expect(recycles()).toBe(before);
     });
