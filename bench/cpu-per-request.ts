@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import { backendCpuBetween, backendCpuSeconds, processCpuSeconds } from './lib/cpu';
 import { log, median } from './lib/measure';
 import { api, freshDatabase, ROOT, runCliCommand } from './lib/service';
 import { GRAPHQL_PAGE, seedPendingProducts } from './scenarios/poll';
@@ -31,16 +32,8 @@ const CONNECTIONS = Number(process.env.CPU_CONNECTIONS ?? 16);
 const LOG_LEVEL = process.env.CPU_LOG_LEVEL ?? 'info';
 const ONLY = new Set((process.env.CPU_ONLY ?? 'poll,graphql,report,raw').split(','));
 const NODE_ARGS = process.env.CPU_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-const TICK_MS = 10; // getconf CLK_TCK = 100 on Linux
 
 type Server = { name: string; url: string; pid: number; child: ChildProcess };
-
-/** utime + stime of a process, in milliseconds. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
 
 function startScriptFlags(): { env: Record<string, string>; flags: string[] } {
   const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
@@ -119,30 +112,8 @@ async function stop(server: Server): Promise<void> {
   await exited;
 }
 
-/** CPU milliseconds of each PostgreSQL backend connected to the bench database, by pid. */
-async function databaseCpuMs(client: Client, database: string): Promise<Map<number, number>> {
-  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
-    database,
-  ]);
-  const byPid = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      byPid.set(pid, cpuMs(pid));
-    } catch {
-      // a backend that ended between the query and the read
-    }
-  }
-  return byPid;
-}
-
-/** The backends' CPU between two readings: a backend that ended in between is left out, a new one counts whole. */
-function databaseCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
-  let sum = 0;
-  for (const [pid, ms] of after) sum += ms - (before.get(pid) ?? 0);
-  return sum;
-}
-
-let database: { client: Client; name: string } | undefined;
+/** A connection to the bench database, for reading its backends' CPU. */
+let database: Client | undefined;
 
 /**
  * CPU milliseconds the server (`ms`) and its database backends (`dbMs`) spent per request over
@@ -160,12 +131,12 @@ async function cpuPerRequest(server: Server, request: { path: string; method?: '
     ...(request.body ? { body: request.body } : {}),
   };
   await autocannon({ ...options, amount: Math.min(500, REQUESTS) });
-  const dbBefore = database ? await databaseCpuMs(database.client, database.name) : new Map<number, number>();
-  const before = cpuMs(server.pid);
+  const dbBefore = database ? (await backendCpuSeconds(database)).byPid : new Map<number, number>();
+  const before = processCpuSeconds(server.pid);
   const started = performance.now();
   const r = await autocannon({ ...options, amount: REQUESTS });
-  const cpu = cpuMs(server.pid) - before;
-  const dbCpu = database ? databaseCpuBetween(dbBefore, await databaseCpuMs(database.client, database.name)) : 0;
+  const cpu = (processCpuSeconds(server.pid) - before) * 1000;
+  const dbCpu = database ? backendCpuBetween(dbBefore, (await backendCpuSeconds(database)).byPid) * 1000 : 0;
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${server.name}: ${r.non2xx} non-2xx, ${r.errors} errors on ${request.path}`);
   const served = r.requests.total;
   return { ms: cpu / served, dbMs: dbCpu / served, rps: served / ((performance.now() - started) / 1000) };
@@ -212,7 +183,7 @@ async function main(): Promise<void> {
   const cleanUp = () =>
     (cleaning ??= (async () => {
       for (const server of servers) await stop(server);
-      await database?.client.end().catch(() => undefined);
+      await database?.end().catch(() => undefined);
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     })());
@@ -236,8 +207,8 @@ async function main(): Promise<void> {
       add(`${key} (database)`, r.dbMs);
       log(`round ${round} ${key}: ${r.ms.toFixed(3)} ms CPU/req, database ${r.dbMs.toFixed(3)} (${r.rps.toFixed(0)} req/s)`);
     };
-    database = { client: new Client({ connectionString: db.url }), name: new URL(db.url).pathname.slice(1) };
-    await database.client.connect();
+    database = new Client({ connectionString: db.url });
+    await database.connect();
     for (round = 1; round <= ROUNDS; round++) {
       for (const server of servers) {
         if (server.name === 'raw') {

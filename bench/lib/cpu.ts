@@ -57,28 +57,45 @@ export function threadCpuSeconds(pid: number): Map<string, number> {
 }
 
 /**
+ * CPU seconds used so far by each PostgreSQL backend connected to the client's database, by pid,
+ * when the server runs on this machine (its processes readable in /proc); `listed` counts the
+ * backends PostgreSQL named, readable or not.
+ */
+export async function backendCpuSeconds(client: Client): Promise<{ byPid: Map<number, number>; listed: number }> {
+  const { rows } = await client.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  );
+  const byPid = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      byPid.set(pid, processCpuSeconds(pid));
+    } catch {
+      // a backend that ended meanwhile, or a server on another machine
+    }
+  }
+  return { byPid, listed: rows.length };
+}
+
+/** The backends' CPU seconds between two readings: one that ended in between is left out, a new one counts whole. */
+export function backendCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let seconds = 0;
+  for (const [pid, used] of after) seconds += used - (before.get(pid) ?? 0);
+  return seconds;
+}
+
+/**
  * CPU seconds used so far by the PostgreSQL backends connected to the database of `url`, when the
- * server runs on this machine (its processes readable in /proc); undefined otherwise. Backends that
- * ended meanwhile are not counted: compare across a stretch where the pools keep their connections.
+ * server runs on this machine; undefined otherwise. Backends that ended meanwhile are not counted:
+ * compare across a stretch where the pools keep their connections.
  */
 export async function databaseCpuSeconds(url: string): Promise<number | undefined> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-    );
+    const { byPid, listed } = await backendCpuSeconds(client);
     let seconds = 0;
-    let readable = 0;
-    for (const { pid } of rows) {
-      try {
-        seconds += processCpuSeconds(pid);
-        readable++;
-      } catch {
-        // a backend that ended meanwhile, or a server on another machine
-      }
-    }
-    return readable > 0 || rows.length === 0 ? seconds : undefined;
+    for (const used of byPid.values()) seconds += used;
+    return byPid.size > 0 || listed === 0 ? seconds : undefined;
   } finally {
     await client.end();
   }
