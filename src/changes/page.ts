@@ -101,8 +101,9 @@ export async function changeListPage<Row extends { id: number; revision: number 
   const where = conditions.join(' AND ');
   const counted = page.since ? undefined : pendingCountSql(table, filter, (column) => placeholders.get(column)!);
   const totalSql = counted ?? `(SELECT count(*)::int FROM ${trackedTable(table)} WHERE ${where})`;
+  const columns = pageColumns(table);
   const sql = `WITH page AS MATERIALIZED (
-       SELECT ${pageColumns(table).selected} FROM ${trackedTable(table)} WHERE ${where}
+       SELECT ${columns.selected} FROM ${trackedTable(table)} WHERE ${where}
         ORDER BY updated_at, id LIMIT $${params.length - 1}::int OFFSET $${params.length}::int
      ), listed AS (
        UPDATE ${trackedTable(table)} AS t SET listed_revisions = t.listed_revisions || jsonb_build_object($1::text, page.revision)
@@ -112,7 +113,7 @@ export async function changeListPage<Row extends { id: number; revision: number 
            WHERE (u.listed_revisions ->> $1::text) IS DISTINCT FROM p.revision::text
            FOR UPDATE OF u SKIP LOCKED)
      )
-     SELECT total.n AS "__total", ${pageColumns(table).answered}
+     SELECT total.n AS "__total", ${columns.answered}
        FROM (SELECT ${totalSql} AS n) AS total
        LEFT JOIN page ON true
       ORDER BY page.updated_at, page.id`;
