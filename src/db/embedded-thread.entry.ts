@@ -70,26 +70,37 @@ async function main(): Promise<void> {
     ? await embeddedStoreOpener(data.pgDir, { fsync: data.fsync, logger })
     : { open: () => PGlite.create(), releaseClosed: () => undefined };
   const connect = async (pglite: PGlite) => ({ pglite, adapter: await new PrismaPGlite(pglite).connect() });
+  const collect = fullCollection();
+  // A data directory without PG_VERSION is created by this open (initdb).
+  const fresh = data.pgDir !== undefined && !existsSync(path.join(data.pgDir, 'PG_VERSION'));
   // Replaced by a fresh instance at each recycle (below), and absent inside it while no call runs:
   // nothing else may hold the old one.
-  const collect = fullCollection();
-  // A data directory without PG_VERSION is created by this open (initdb). The instance that ran
-  // initdb keeps 300–400 MB resident that no collection returns while it lives (RSS 580–750 MB
-  // against 200–280 after a plain open), so it is closed and replaced at once, before any call.
-  const fresh = data.pgDir !== undefined && !existsSync(path.join(data.pgDir, 'PG_VERSION'));
   let instance: { pglite: PGlite; adapter: SqlDriverAdapter } | undefined = await connect(await opener.open());
-  if (fresh) {
-    await instance.pglite.close();
-    instance = undefined;
-    opener.releaseClosed();
-    collect();
-    instance = await connect(await opener.open());
-    collect();
-  }
   const live = () => {
     if (!instance) throw new Error('the embedded store is being reopened');
     return instance;
   };
+  /**
+   * Closes the instance and opens a fresh one on the same directory. The closed one's memory is
+   * returned before the fresh one takes its own, not after: nothing holds it (no call runs, no
+   * transaction is open, the file system let go of it). Answers the RSS right after that collection.
+   */
+  const reopen = async (): Promise<number> => {
+    await live().pglite.close();
+    instance = undefined;
+    opener.releaseClosed();
+    collect();
+    const rssBytesCollected = process.memoryUsage.rss();
+    instance = await connect(await opener.open());
+    return rssBytesCollected;
+  };
+  // The instance that ran initdb keeps 300–400 MB resident that no collection returns while it
+  // lives (RSS 580–750 MB against 200–280 after a plain open): replaced at once, before any call,
+  // and collected once more after the reopen, which returned the rest in every start measured.
+  if (fresh) {
+    await reopen();
+    collect();
+  }
   const transactions = new Map<number, OpenTransaction>();
   let nextTransaction = 1;
 
@@ -243,14 +254,7 @@ async function main(): Promise<void> {
     const rssBytesBefore = process.memoryUsage.rss();
     let rssBytesCollected = rssBytesBefore;
     try {
-      await live().pglite.close();
-      // Its memory is returned before the fresh instance takes its own, not after: nothing holds the
-      // closed instance (no call runs, no transaction is open, the file system let go of it).
-      instance = undefined;
-      opener.releaseClosed();
-      collect();
-      rssBytesCollected = process.memoryUsage.rss();
-      instance = await connect(await opener.open());
+      rssBytesCollected = await reopen();
     } catch (error) {
       // The store is closed and could not be reopened: every call would fail, so the thread stops
       // and the main side answers 503 as for a crashed thread (ADR 0016).
@@ -258,7 +262,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     const pauseMs = performance.now() - started;
-    const wasmBytesAfter = instance.pglite.Module.HEAP8.length;
+    const wasmBytesAfter = live().pglite.Module.HEAP8.length;
     quiet.opened();
     post({ type: 'recycled', reason, pauseMs, wasmBytesBefore, wasmBytesAfter, rssBytesBefore, rssBytesCollected });
     resume();
