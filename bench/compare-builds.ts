@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { backendCpuBetween, backendCpuSeconds, processCpuSeconds } from './lib/cpu';
 import { log, median, timed } from './lib/measure';
 import { api, freshDatabase, type FreshDatabase } from './lib/service';
 import { catalogue, rawSync } from './scenarios/product-sync';
@@ -31,22 +32,10 @@ const wanted = (name: string) => !only || only.includes(name);
 type Build = { name: string; root: string };
 type Running = { build: Build; url: string; token: string; db: FreshDatabase; pid: number; stop(): Promise<void> };
 
-/** CPU seconds (user + system) a process has used, all its threads, from /proc. */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU seconds of the service process and of the PostgreSQL backends connected to its database. */
-async function cpuOf(s: Running, client: Client): Promise<{ service: number; db: number }> {
-  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
-    new URL(s.db.url).pathname.slice(1),
-  ]);
-  return { service: cpuSeconds(s.pid), db: rows.reduce((sum, r) => sum + cpuSeconds(r.pid), 0) };
+/** CPU seconds of the service process, and of each PostgreSQL backend connected to its database. */
+async function cpuOf(s: Running, client: Client): Promise<{ service: number; db: Map<number, number> }> {
+  const { byPid } = await backendCpuSeconds(client, new URL(s.db.url).pathname.slice(1));
+  return { service: processCpuSeconds(s.pid), db: byPid };
 }
 
 /** Runs `work` and answers its wall time and the CPU time it cost the service and its database, per request. */
@@ -57,7 +46,7 @@ async function measured(s: Running, client: Client, requests: number, work: () =
   return {
     seconds,
     serviceCpuMs: ((after.service - before.service) * 1000) / requests,
-    dbCpuMs: ((after.db - before.db) * 1000) / requests,
+    dbCpuMs: (backendCpuBetween(before.db, after.db) * 1000) / requests,
   };
 }
 
@@ -191,9 +180,9 @@ async function compare(scenario: Scenario, services: Running[]): Promise<void> {
     await scenario.seed(services, client);
     const rawPid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     for (let round = 1; round <= ROUNDS; round++) {
-      const rawCpu = cpuSeconds(rawPid);
+      const rawCpu = processCpuSeconds(rawPid);
       const raw = await timed(() => scenario.raw(client, round));
-      rawDb.push(((cpuSeconds(rawPid) - rawCpu) * 1000) / scenario.requests);
+      rawDb.push(((processCpuSeconds(rawPid) - rawCpu) * 1000) / scenario.requests);
       const line: string[] = [`raw ${(scenario.units / raw.seconds).toFixed(0)}/s`];
       for (const s of order(services, round)) {
         const m = await measured(s, client, scenario.requests, () => scenario.service(s, round));

@@ -57,13 +57,14 @@ export function threadCpuSeconds(pid: number): Map<string, number> {
 }
 
 /**
- * CPU seconds used so far by each PostgreSQL backend connected to the client's database, by pid,
- * when the server runs on this machine (its processes readable in /proc); `listed` counts the
- * backends PostgreSQL named, readable or not.
+ * CPU seconds used so far by each PostgreSQL backend connected to `database` (default: the
+ * client's own), by pid, when the server runs on this machine (its processes readable in /proc);
+ * `listed` counts the backends PostgreSQL named, readable or not.
  */
-export async function backendCpuSeconds(client: Client): Promise<{ byPid: Map<number, number>; listed: number }> {
+export async function backendCpuSeconds(client: Client, database?: string): Promise<{ byPid: Map<number, number>; listed: number }> {
   const { rows } = await client.query<{ pid: number }>(
-    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    'SELECT pid FROM pg_stat_activity WHERE datname = coalesce($1, current_database()) AND pid <> pg_backend_pid()',
+    [database ?? null],
   );
   const byPid = new Map<number, number>();
   for (const { pid } of rows) {
