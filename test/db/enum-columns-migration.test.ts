@@ -4,15 +4,13 @@
  * store holding rows written by the previous schema, on both backends.
  */
 import { backends } from '../support/database';
-import { migrationSql, migrationsBefore, openMigrationStore } from '../support/migration-store';
+import { migrationSql, withStoreBefore } from '../support/migration-store';
 
 const ENUM_MIGRATION = '20261124145046_status_source_direction_enums';
 
 describe.each(backends)('the enum migration on %s', (backend) => {
   it('converts stored statuses, sources and directions in place, and the defaults still apply', async () => {
-    const store = await openMigrationStore(backend);
-    try {
-      for (const name of migrationsBefore(ENUM_MIGRATION)) await store.exec(migrationSql(name));
+    await withStoreBefore(backend, ENUM_MIGRATION, async (store) => {
       await store.exec(`
         INSERT INTO webhook_configs (id, url, entity_type, direction, secret_encrypted) VALUES
           (1, 'https://a.example/hook', 'product', 'to_erp', 'x'), (2, 'https://b.example/hook', 'partner', 'to_webshop', 'x');
@@ -56,8 +54,6 @@ describe.each(backends)('the enum migration on %s', (backend) => {
                         INSERT INTO outbound_queue_items (id, message_id, payload) VALUES (5, 'msg_5', '{}');`);
       expect(await store.rows('SELECT status::text FROM sync_failures WHERE id = 3')).toEqual([{ status: 'open' }]);
       expect(await store.rows('SELECT status::text FROM outbound_queue_items WHERE id = 5')).toEqual([{ status: 'pending' }]);
-    } finally {
-      await store.close();
-    }
+    });
   });
 });

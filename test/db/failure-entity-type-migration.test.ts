@@ -4,15 +4,13 @@
  * meets the webhook configurations of its type without a cast. Both backends.
  */
 import { backends } from '../support/database';
-import { migrationSql, migrationsBefore, openMigrationStore } from '../support/migration-store';
+import { migrationSql, withStoreBefore } from '../support/migration-store';
 
 const MIGRATION = '20261125000615_failure_entity_type_enum';
 
 describe.each(backends)('the failure entity type migration on %s', (backend) => {
   it('converts stored failures in place, keeps the indexes, and rejects an unknown entity type', async () => {
-    const store = await openMigrationStore(backend);
-    try {
-      for (const name of migrationsBefore(MIGRATION)) await store.exec(migrationSql(name));
+    await withStoreBefore(backend, MIGRATION, async (store) => {
       await store.exec(`
         INSERT INTO sync_failures (id, entity_type, source, external_id, middleware_id, error_message, status) VALUES
           (1, 'product', 'erp', 'SKU-1', NULL, 'a', 'open'),
@@ -47,8 +45,6 @@ describe.each(backends)('the failure entity type migration on %s', (backend) => 
       await expect(
         store.exec(`INSERT INTO sync_failures (entity_type, source, external_id, error_message) VALUES ('invoice', 'erp', 'X', 'd')`),
       ).rejects.toThrow(/failure_entity_type/);
-    } finally {
-      await store.close();
-    }
+    });
   });
 });

@@ -4,7 +4,7 @@
  * orders' pending counts per direction stay right across it. Both backends.
  */
 import { backends } from '../support/database';
-import { migrationSql, migrationsBefore, openMigrationStore, type MigrationStore } from '../support/migration-store';
+import { migrationSql, withStoreBefore, type MigrationStore } from '../support/migration-store';
 
 const MIGRATION = '20261124221609_tracked_value_enums';
 
@@ -14,9 +14,7 @@ const pendingPerDirection = (store: MigrationStore) =>
 
 describe.each(backends)('the tracked value enum migration on %s', (backend) => {
   it('converts directions, partner types and webhook entity types in place; counts stay right', async () => {
-    const store = await openMigrationStore(backend);
-    try {
-      for (const name of migrationsBefore(MIGRATION)) await store.exec(migrationSql(name));
+    await withStoreBefore(backend, MIGRATION, async (store) => {
       await store.exec(`
         INSERT INTO sale_orders (id, external_id, direction, pending) VALUES
           (1, 'SO-1', 'inbound', true), (2, 'SO-2', 'outbound', true), (3, 'SO-3', 'outbound', false);
@@ -69,8 +67,6 @@ describe.each(backends)('the tracked value enum migration on %s', (backend) => {
         { scope: 'outbound', n: 1 },
       ]);
       await expect(store.exec(`INSERT INTO partners (external_id, type) VALUES ('P-4', 'X')`)).rejects.toThrow(/partner_type/);
-    } finally {
-      await store.close();
-    }
+    });
   });
 });

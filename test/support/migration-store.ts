@@ -44,3 +44,17 @@ export async function openMigrationStore(backend: string): Promise<MigrationStor
     },
   };
 }
+
+/**
+ * Runs `body` on a fresh store holding every migration before `migration` (not that one), and
+ * closes the store afterwards, whatever `body` does.
+ */
+export async function withStoreBefore(backend: string, migration: string, body: (store: MigrationStore) => Promise<void>): Promise<void> {
+  const store = await openMigrationStore(backend);
+  try {
+    for (const name of migrationsBefore(migration)) await store.exec(migrationSql(name));
+    await body(store);
+  } finally {
+    await store.close();
+  }
+}
