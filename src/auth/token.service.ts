@@ -77,8 +77,16 @@ export async function verifyToken(
   if (!presented.startsWith(TOKEN_PREFIX) || presented.length > 200) return null;
   const presentedHash = hashToken(presented);
   const presentedHex = presentedHash.toString('hex');
-  const cached = options.cache?.get(presentedHex);
-  if (cached) return cached;
+  const load = () => lookUpToken(prisma, presentedHex, presentedHash, options);
+  return options.cache ? options.cache.lookup(presentedHex, load) : load();
+}
+
+async function lookUpToken(
+  prisma: PrismaClient,
+  presentedHex: string,
+  presentedHash: Buffer,
+  options: { lastUsedResolutionMs: number },
+): Promise<AuthInfo | null> {
   const row = await prisma.apiToken.findUnique({ where: { tokenHash: presentedHex } });
   if (!row || row.revokedAt) return null;
   // The lookup is by hash already; the constant-time comparison keeps it so should the lookup change.
@@ -87,9 +95,7 @@ export async function verifyToken(
   if (!row.lastUsedAt || now - row.lastUsedAt.getTime() >= options.lastUsedResolutionMs) {
     await prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
   }
-  const auth: AuthInfo = { key: `token:${row.tokenHash.slice(0, 32)}`, name: row.name, role: row.role, tokenHash: row.tokenHash };
-  options.cache?.set(row.tokenHash, auth);
-  return auth;
+  return { key: `token:${row.tokenHash.slice(0, 32)}`, name: row.name, role: row.role, tokenHash: row.tokenHash };
 }
 
 function summarize(row: TokenSummary & { tokenHash?: string }): TokenSummary {

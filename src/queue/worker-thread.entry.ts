@@ -11,6 +11,7 @@ import { createLogger } from '../logger';
 import { setWebhookNetworks } from '../webhooks/network-policy';
 import { createSecretBox } from '../webhooks/secret-box';
 import { queueDatabaseOverPg } from './sql/queue-database';
+import { wakeGate } from './wake-gate';
 import { createWorker } from './worker';
 import type { WorkerThreadData, WorkerThreadMessage } from './worker-thread';
 
@@ -18,8 +19,7 @@ const port = parentPort!;
 const post = (message: WorkerThreadMessage) => port.postMessage(message);
 
 async function main(): Promise<void> {
-  const { config, encryptionKey, wakePending, ownNotifications } = workerData as WorkerThreadData;
-  const pending = new Int32Array(wakePending);
+  const { config, encryptionKey, wakeState, ownNotifications } = workerData as WorkerThreadData;
   const logger = createLogger(config).child({ thread: 'webhook-worker' });
   // A thread has its own copy of every module: the SSRF guard's lists must be set here too.
   setWebhookNetworks(config.webhookNetworks);
@@ -53,6 +53,7 @@ async function main(): Promise<void> {
         return () => wakeUps.off('work', listener);
       },
     },
+    wakeGate: wakeGate(new Int32Array(wakeState)),
     onAttempt: countAttempt,
     disableAfterMs: config.webhookDisableAfterMs,
     onOperationalEvents: (events) => post({ type: 'operational', events }),
@@ -64,10 +65,8 @@ async function main(): Promise<void> {
   });
   const beatTimer = setInterval(beat, 500);
   port.on('message', (message: 'wake' | 'stop') => {
-    if (message === 'wake') {
-      Atomics.store(pending, 0, 0); // before the claim it causes: see WorkerThreadData
-      wakeUps.emit('work');
-    } else
+    if (message === 'wake') wakeUps.emit('work');
+    else
       void (async () => {
         clearInterval(beatTimer);
         await worker.stop();

@@ -6,18 +6,15 @@ import { startThread } from '../threads';
 import type { OperationalEvent } from '../webhooks/endpoint-health';
 import type { Worker } from './worker';
 import { QUEUE_NOTIFIER_ID } from './queue-notify';
+import { createWakeState, signalWork } from './wake-gate';
 
 export type BackgroundWorker = Pick<Worker, 'pollIntervalMs' | 'lastClaimAt' | 'lastClaimError' | 'start' | 'stop'>;
 
 export type WorkerThreadData = {
   config: AppConfig;
   encryptionKey: Buffer;
-  /**
-   * One Int32 shared with the thread: 1 while a 'wake' message is on its way. A burst of reports
-   * posts one message, not one each; the thread clears it before it claims, so a report committed
-   * after that clearing posts again and one committed before it is seen by that claim.
-   */
-  wakePending: SharedArrayBuffer;
+  /** The worker's state shared with the thread (`wake-gate.ts`): a report posts only while it sleeps. */
+  wakeState: SharedArrayBuffer;
   /** The payload of this process's NOTIFYs: the thread is woken in-process for those. */
   ownNotifications: string;
 };
@@ -56,12 +53,12 @@ export function startWorkerThread(options: {
     lastClaimError: () => lastClaimError,
     start() {
       if (thread) return;
-      const wakePending = new SharedArrayBuffer(4);
-      const pending = new Int32Array(wakePending);
+      const wakeState = createWakeState();
+      const state = new Int32Array(wakeState);
       const workerData: WorkerThreadData = {
         config: options.config,
         encryptionKey: options.encryptionKey,
-        wakePending,
+        wakeState,
         ownNotifications: QUEUE_NOTIFIER_ID,
       };
       thread = startThread(__dirname, 'worker-thread', workerData);
@@ -77,7 +74,7 @@ export function startWorkerThread(options: {
       // /ready then reports the worker as not running.
       thread.on('exit', () => (lastClaimAt = undefined));
       unsubscribe = options.events.onQueueWork(() => {
-        if (Atomics.exchange(pending, 0, 1) === 0) thread?.postMessage('wake');
+        if (signalWork(state)) thread?.postMessage('wake');
       });
     },
     async stop() {
