@@ -6,7 +6,7 @@ ENV CHECKPOINT_DISABLE=1
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY prisma.config.ts tsconfig.json tsconfig.build.json ./
-COPY scripts/prepare.js ./scripts/
+COPY scripts/prepare.js scripts/initial-data-dir.js ./scripts/
 COPY prisma ./prisma
 COPY src ./src
 RUN npm run prepare && npm prune --omit=dev --omit=optional

@@ -95,7 +95,7 @@ export class DurableNodeFS extends NodeFS {
    */
   async syncWholeDirectory(logger?: StoreLogger): Promise<boolean> {
     try {
-      await promisify(execFile)('sync', ['-f', this.hostDir], { timeout: 60_000 });
+      await syncFileSystemOf(this.hostDir);
       this.tracker.markBaselineSynced();
       return true;
     } catch (error) {
@@ -142,6 +142,11 @@ export class DurableNodeFS extends NodeFS {
       return 0;
     }) as (...args: never[]) => unknown;
   }
+}
+
+/** Everything written to the file system holding `dir` on stable storage: syncfs(2) via coreutils' `sync -f`. */
+export async function syncFileSystemOf(dir: string): Promise<void> {
+  await promisify(execFile)('sync', ['-f', dir], { timeout: 60_000 });
 }
 
 /** Postgres start parameters: PGlite's own, with fsync on and WAL synced by fsync(). */

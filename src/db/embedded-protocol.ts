@@ -17,6 +17,8 @@ export type EmbeddedThreadData = {
   idleRecycleMs: number;
   /** Tests: what counts as quiet and as work (QUIET_DEFAULTS otherwise). */
   quiet?: { quietShare?: number; minWorkMs?: number };
+  /** Tests: the pre-initialised data directory for an empty pgDir (ADR 0041; the built one otherwise). */
+  initialDataDir?: string;
 };
 
 /** `tx` runs the statement inside that open transaction; without it, on its own. */

@@ -12,7 +12,7 @@ import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { carriesBulkParameter, releaseAdapterParameters } from './adapter-debug-history';
 import { fullCollection } from './collect-garbage';
-import { embeddedStoreOpener, type EmbeddedStoreOpener, type StoreLogger } from './durable-nodefs';
+import { embeddedStoreOpener, type EmbeddedStoreOpener } from './durable-nodefs';
 import {
   describeError,
   type EmbeddedRequest,
@@ -21,6 +21,7 @@ import {
   type ThreadMessage,
 } from './embedded-protocol';
 import { QUIET_DEFAULTS, watchForQuiet } from './embedded-quiet';
+import { initialiseDataDir, type InitialiseLogger } from './initial-data-dir';
 
 const port = parentPort!;
 const post = (message: ThreadMessage, transfer: Transferable[] = []) => port.postMessage(message, transfer as never);
@@ -35,7 +36,7 @@ const forward =
     );
     post({ type: 'log', level, message: message ?? '', fields });
   };
-const logger: StoreLogger = { warn: forward('warn') };
+const logger: InitialiseLogger = { warn: forward('warn'), info: forward('info') };
 
 /** The isolation levels Prisma may ask for; anything else never reaches the SQL text. */
 const ISOLATION_LEVELS = new Set(['READ UNCOMMITTED', 'READ COMMITTED', 'REPEATABLE READ', 'SERIALIZABLE']);
@@ -66,12 +67,18 @@ async function withBulkReleased<T>(query: { args: unknown[] }, run: () => Promis
 }
 
 async function main(): Promise<void> {
+  const collect = fullCollection();
+  // An empty data directory gets the shipped pre-initialised one (ADR 0041). The instance that
+  // loaded it is closed already: collected before the store's own instance opens, and once more
+  // after, as for the reopen below (V8 returns part of it only then).
+  const initialised =
+    data.pgDir !== undefined && (await initialiseDataDir(data.pgDir, { fsync: data.fsync, logger, source: data.initialDataDir }));
+  if (initialised) collect();
   const opener: EmbeddedStoreOpener = data.pgDir
     ? await embeddedStoreOpener(data.pgDir, { fsync: data.fsync, logger })
     : { open: () => PGlite.create(), releaseClosed: () => undefined };
   const connect = async (pglite: PGlite) => ({ pglite, adapter: await new PrismaPGlite(pglite).connect() });
-  const collect = fullCollection();
-  // A data directory without PG_VERSION is created by this open (initdb).
+  // A data directory still without PG_VERSION is created by this open (initdb): no pre-initialised one.
   const fresh = data.pgDir !== undefined && !existsSync(path.join(data.pgDir, 'PG_VERSION'));
   // Replaced by a fresh instance at each recycle (below), and absent inside it while no call runs:
   // nothing else may hold the old one.
@@ -97,10 +104,8 @@ async function main(): Promise<void> {
   // The instance that ran initdb keeps 300–400 MB resident that no collection returns while it
   // lives (RSS 580–750 MB against 200–280 after a plain open): replaced at once, before any call,
   // and collected once more after the reopen, which returned the rest in every start measured.
-  if (fresh) {
-    await reopen();
-    collect();
-  }
+  if (fresh) await reopen();
+  if (fresh || initialised) collect();
   const transactions = new Map<number, OpenTransaction>();
   let nextTransaction = 1;
 

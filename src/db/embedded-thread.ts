@@ -63,6 +63,8 @@ export type EmbeddedThreadOptions = {
   idleRecycleMs?: number;
   /** Tests: what counts as quiet and as work. */
   quiet?: EmbeddedThreadData['quiet'];
+  /** Tests: the pre-initialised data directory for an empty pgDir (ADR 0041; the built one otherwise). */
+  initialDataDir?: string;
 };
 
 const ADAPTER_NAME = 'pglite-prisma-adapter';
@@ -75,6 +77,7 @@ export async function startEmbeddedThread(options: EmbeddedThreadOptions): Promi
     memoryCeilingBytes: (options.memoryCeilingMb ?? 0) * 1024 * 1024,
     idleRecycleMs: options.idleRecycleMs ?? 0,
     ...(options.quiet ? { quiet: options.quiet } : {}),
+    ...(options.initialDataDir !== undefined ? { initialDataDir: options.initialDataDir } : {}),
   };
   const recycles: RecycleStats = { count: 0, lastPauseMs: 0 };
   const thread: Worker = startThread(__dirname, 'embedded-thread', workerData);
