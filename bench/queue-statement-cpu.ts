@@ -5,19 +5,23 @@
  * one for an item that is not held (so it writes nothing), the claim finds nothing due: the cost
  * measured is the statement's own, as when reports come one at a time.
  *
- *   QS_DATABASE_URL=postgresql://…/<a migrated database> npx tsx bench/queue-statement-cpu.ts
+ * On a fresh database migrated by the service's CLI (BENCH_DATABASE_URL's server):
+ *
+ *   npx tsx bench/queue-statement-cpu.ts
  */
-import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { queueDatabaseOverPg } from '../src/queue/sql/queue-database';
 import { recordResults } from '../src/queue/sql/record-results';
 import { claimDueItems } from '../src/queue/sql/claim-due-items';
-const cpu = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-};
+import { processCpuSeconds } from './lib/cpu';
+import { freshDatabase } from './lib/service';
+
+/** CPU milliseconds a backend has used so far. */
+const cpu = (pid: number) => processCpuSeconds(pid) * 1000;
+
 void (async () => {
-  const url = process.env.QS_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/wgplan';
+  const database = await freshDatabase();
+  const url = database.url;
   const named = new Client({ connectionString: url });
   await named.connect();
   const plain = new Client({ connectionString: url });
@@ -71,4 +75,5 @@ void (async () => {
   for (const [k, v] of Object.entries(out)) console.log(k, v.map((x) => x.toFixed(3)).join(' / '), 'ms of backend CPU per statement');
   await named.end();
   await plain.end();
+  await database.drop();
 })();
