@@ -3,7 +3,7 @@
  * builds for `GET /api/v1/updated-products` on the REST schema, with the root field answering a
  * fixed page of 50 change records shaped as the database returns them, through graphql-tools'
  * executor (what Yoga runs) and through graphql-jit's compiled query (what the REST edge runs,
- * `src/rest/compiled-execution.plugin.ts`). No HTTP, no database: only the executor differs.
+ * `src/graphql/compiled-execution.plugin.ts`). No HTTP, no database: only the executor differs.
  *
  *   npx tsx bench/rest-execution-cpu.ts
  */

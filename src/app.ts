@@ -35,7 +35,7 @@ import { renderAiContext } from './rest/ai-context';
 import { createRestErrorHandler } from './rest/error-handler';
 import { buildOpenApiDocument } from './rest/openapi';
 import { useRestEdge } from './rest/rest-edge.plugin';
-import { useCompiledRestExecution } from './rest/compiled-execution.plugin';
+import { useCompiledExecution } from './graphql/compiled-execution.plugin';
 import { restRoutes } from './rest/routes';
 import { sofaConfig, useRestSofa } from './rest/sofa';
 
@@ -197,7 +197,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       }),
       ...graphqlLimitPlugins(config.graphqlLimits),
       useErrorPolicy(),
-      useCompiledRestExecution(),
+      useCompiledExecution(),
       useRevocableStreams(liveStreams),
     ],
   });

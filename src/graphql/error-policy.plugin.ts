@@ -36,36 +36,34 @@ function isExecutionResult(value: unknown): value is ExecutionResult {
 function classify(error: GraphQLError, ctx: RequestContext): GraphQLError {
   const original = error.originalError;
   if (original instanceof AppError) {
-    return new GraphQLError(original.message, {
-      nodes: error.nodes ?? null,
-      path: error.path ?? null,
-      extensions: { ...original.extensions },
-    });
+    return rebuilt(error, original.message, { ...original.extensions });
   }
   if (!original || original instanceof GraphQLError) return withCode(error);
   const outage = databaseOutage(original);
   if (outage) {
     ctx.logger.warn({ outage, path: error.path?.join('.') }, 'database unavailable; answered 503');
     const unavailable = serviceUnavailable(ctx.requestId);
-    return new GraphQLError(unavailable.message, {
-      nodes: error.nodes ?? null,
-      path: error.path,
-      extensions: { ...unavailable.extensions },
-    });
+    return rebuilt(error, unavailable.message, { ...unavailable.extensions });
   }
   ctx.logger.error({ err: original, path: error.path?.join('.') }, 'unexpected error while executing');
-  return new GraphQLError('Internal server error', {
-    nodes: error.nodes ?? null,
-    path: error.path ?? null,
-    extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: ctx.requestId },
-  });
+  return rebuilt(error, 'Internal server error', { code: 'INTERNAL_SERVER_ERROR', requestId: ctx.requestId });
 }
 
 function withCode(error: GraphQLError): GraphQLError {
   if (isErrorCode(error.extensions?.code)) return error;
-  return new GraphQLError(error.message, {
+  return rebuilt(error, error.message, { ...error.extensions, code: 'VALIDATION_FAILED' });
+}
+
+/**
+ * The error as the client sees it, at the same place: its nodes, or (compiled execution's errors,
+ * which have no nodes, ADR 0033) the source and positions its locations come from.
+ */
+function rebuilt(error: GraphQLError, message: string, extensions: GraphQLError['extensions']): GraphQLError {
+  return new GraphQLError(message, {
     nodes: error.nodes ?? null,
+    source: error.source,
+    positions: error.positions,
     path: error.path ?? null,
-    extensions: { ...error.extensions, code: 'VALIDATION_FAILED' },
+    extensions,
   });
 }
