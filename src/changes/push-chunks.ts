@@ -29,3 +29,25 @@ export function inChunks<T>(items: readonly T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
   return chunks;
 }
+
+const tails = new WeakMap<PrismaClient, Map<string, Promise<unknown>>>();
+
+/**
+ * Runs the pushes of one table through `prisma` one after another, in arrival order. In one
+ * transaction the change clock did that (a second push waited for the first one's commit); in
+ * chunks it is released at each chunk, so without this a second push could slip between two
+ * chunks of the first and the older one's later chunks overwrite the newer values (ADR 0040).
+ * In-process is enough: the embedded store has exactly one process (the data directory lock).
+ */
+export async function oneAtATime<T>(prisma: PrismaClient, table: string, work: () => Promise<T>): Promise<T> {
+  let byTable = tails.get(prisma);
+  if (!byTable) tails.set(prisma, (byTable = new Map()));
+  const run = (byTable.get(table) ?? Promise.resolve()).then(work, work);
+  const tail = run.catch(() => undefined);
+  byTable.set(table, tail);
+  try {
+    return await run;
+  } finally {
+    if (byTable.get(table) === tail) byTable.delete(table);
+  }
+}

@@ -4,7 +4,7 @@ import type { PageShape, SyncResultShape } from '../changes/results';
 import { changeListPage, fetchPage, type ChangeListSource, type PageArgs } from '../changes/page';
 import { syncResult, validateBatch, type IndexedReport } from '../changes/tracked.service';
 import { inPushTransaction } from '../changes/upsert';
-import { inChunks, pushChunkRecords } from '../changes/push-chunks';
+import { inChunks, oneAtATime, pushChunkRecords } from '../changes/push-chunks';
 import { isStale, toSourceTime } from '../changes/source-time';
 import { trackedTable, type SqlRunner } from '../changes/ledger';
 import { takeChangeClock } from '../changes/change-clock';
@@ -40,12 +40,17 @@ export async function syncStocks(prisma: PrismaClient, records: readonly unknown
   // Stored rows are read (and every entry reported one by one) when a time was sent, or in a dry run.
   const needStored = dryRun || keyed.some((k) => k.sourceTime !== undefined);
   // On the embedded store a large list commits in ordered chunks, each key in exactly one (it was
-  // folded above), so that polls get the store between them (ADR 0040). The answer is sent only
-  // after the last chunk committed; a dry run stays one rolled-back transaction.
-  for (const chunk of inChunks(keyed, dryRun ? 0 : pushChunkRecords(prisma))) {
-    if (chunk.length === 0) continue;
-    reports.push(...(await inPushTransaction(prisma, dryRun, (tx) => writeStocks(tx, chunk, needStored))));
-  }
+  // folded above), so that polls get the store between them (ADR 0040). Stock pushes still apply
+  // one after another, whole; the answer is sent only after the last chunk committed; a dry run
+  // stays one rolled-back transaction.
+  const chunkRecords = pushChunkRecords(prisma);
+  const write = async () => {
+    for (const chunk of inChunks(keyed, dryRun ? 0 : chunkRecords)) {
+      if (chunk.length === 0) continue;
+      reports.push(...(await inPushTransaction(prisma, dryRun, (tx) => writeStocks(tx, chunk, needStored))));
+    }
+  };
+  await (chunkRecords > 0 ? oneAtATime(prisma, 'stocks', write) : write());
   return syncResult(reports, errors, { argName: 'stocks', dryRun });
 }
 

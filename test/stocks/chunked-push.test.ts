@@ -80,6 +80,27 @@ describe.each(backends)('a chunked stock push polled while it runs, on %s', (bac
     120_000,
   );
 
+  it('a push sent while another runs applies after it, whole: the newer values win', async () => {
+    const entry = (i: number, quantity: number) => ({ supplier_external_id: 'S-TWO', product_external_id: `P${i}`, quantity });
+    const older = Array.from({ length: ENTRIES }, (_, i) => entry(i, 111));
+    // Every seventh key: its chunks reach far ahead in key order of the older push's chunks.
+    const newer = Array.from({ length: ENTRIES / 6 }, (_, j) => entry(j * 7, 222)).filter(
+      (e) => Number(e.product_external_id.slice(1)) < ENTRIES,
+    );
+    const pending = async () => (await ctx.api.request('GET', '/api/v1/stocks/changed?limit=1')).body.meta.total as number;
+    const before = await pending();
+    const first = ctx.api.request('POST', '/api/v1/stocks', { body: { stocks: older } });
+    // The older push is under way (on PostgreSQL its one transaction may already have committed).
+    while ((await pending()) === before && backend === 'pglite') await new Promise((r) => setTimeout(r, 1));
+    const second = ctx.api.request('POST', '/api/v1/stocks', { body: { stocks: newer } });
+    expect((await first).status).toBe(200);
+    expect((await second).status).toBe(200);
+    const stored = await ctx.db.prisma.stock.findMany({ where: { supplierExternalId: 'S-TWO' } });
+    expect(stored).toHaveLength(ENTRIES);
+    const wrong = stored.filter((s) => s.quantity !== (Number(s.productExternalId.slice(1)) % 7 === 0 ? 222 : 111));
+    expect(wrong.map((s) => s.productExternalId)).toEqual([]);
+  }, 120_000);
+
   it('a dry run stays one rolled-back transaction', async () => {
     const res = await ctx.api.request('POST', '/api/v1/stocks?dry_run=true', { body: { stocks: stocks(9) } });
     expect(res.body).toMatchObject({ dryRun: true, processed: ENTRIES, updated: ENTRIES, recordsOmitted: ENTRIES - 1000 });
