@@ -9,7 +9,7 @@ import { attachedPool } from '../db/pg-transaction';
 const chunkSizes = new WeakMap<PrismaClient, number>();
 
 /** The default of `EMBEDDED_PUSH_CHUNK_RECORDS`, measured in ADR 0040. */
-export const DEFAULT_PUSH_CHUNK_RECORDS = 1_000;
+export const DEFAULT_PUSH_CHUNK_RECORDS = 500;
 
 /** Called where an embedded client is opened (`EMBEDDED_PUSH_CHUNK_RECORDS`); 0 keeps one transaction per push. */
 export function setPushChunkRecords(prisma: PrismaClient, records: number): void {

@@ -53,7 +53,7 @@ export type DatabaseOptions = {
   embeddedMemoryCeilingMb?: number;
   /** Embedded store only: recycle PGlite once quiet for this long after work (ADR 0039); 0 or absent: never. */
   embeddedIdleRecycleMs?: number;
-  /** Embedded store only: records per committed chunk of a large push (ADR 0040); 0: one transaction. Default 1,000. */
+  /** Embedded store only: records per committed chunk of a large push (ADR 0040); 0: one transaction. Default 500. */
   embeddedPushChunkRecords?: number;
   /** Tests: what counts as quiet and as work for that recycle. */
   embeddedQuiet?: EmbeddedThreadOptions['quiet'];
