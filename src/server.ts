@@ -204,6 +204,7 @@ async function openStore(config: AppConfig, logger: Logger, options: { listen: b
     embeddedFsync: config.embeddedFsync,
     embeddedMemoryCeilingMb: config.embeddedMemoryCeilingMb,
     embeddedIdleRecycleMs: config.embeddedIdleRecycleMs,
+    embeddedPushChunkRecords: config.embeddedPushChunkRecords,
     logger,
     pool: { ...config.databasePool, size: options.poolSize },
   });

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { REGISTRATION_MODES, type RegistrationMode } from '../accounts/registration';
 import { parseNetworkList, type NetworkLists } from '../webhooks/network-policy';
+import { DEFAULT_PUSH_CHUNK_RECORDS } from '../changes/push-chunks';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -78,6 +79,12 @@ const envSchema = z.object({
    * left is given back while idle (ADR 0039). 0 turns it off.
    */
   EMBEDDED_IDLE_RECYCLE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(15),
+  /**
+   * Embedded store: a stock list longer than this commits in ordered chunks of this many entries,
+   * so that polls are not held behind the whole push (ADR 0040); the answer still comes after the
+   * last chunk. 0 keeps one transaction per push. PostgreSQL always uses one.
+   */
+  EMBEDDED_PUSH_CHUNK_RECORDS: z.coerce.number().int().min(0).max(1_000_000).default(DEFAULT_PUSH_CHUNK_RECORDS),
   /** Largest accepted request body; the batch limits (5,000 products…) sit well below it. */
   MAX_BODY_BYTES: z.coerce
     .number()
@@ -135,6 +142,7 @@ export type AppConfig = {
   embeddedFsync: boolean;
   embeddedMemoryCeilingMb: number;
   embeddedIdleRecycleMs: number;
+  embeddedPushChunkRecords: number;
   rateLimit: { readPerMinute: number; writePerMinute: number };
   trustProxy: boolean;
   graphqlLimits: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number };
@@ -193,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     embeddedFsync: e.EMBEDDED_FSYNC === 'true',
     embeddedMemoryCeilingMb: e.EMBEDDED_MEMORY_CEILING_MB,
     embeddedIdleRecycleMs: e.EMBEDDED_IDLE_RECYCLE_SECONDS * 1000,
+    embeddedPushChunkRecords: e.EMBEDDED_PUSH_CHUNK_RECORDS,
     rateLimit: { readPerMinute: e.RATE_LIMIT_READ_PER_MINUTE, writePerMinute: e.RATE_LIMIT_WRITE_PER_MINUTE },
     trustProxy: e.TRUST_PROXY === 'true',
     graphqlLimits: {

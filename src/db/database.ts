@@ -10,6 +10,7 @@ import { createHousekeeping, type Housekeeping, type HousekeepingOptions } from 
 import { applyMigrations } from './migrator';
 import { migrationsUpToDate } from './migrations-up-to-date';
 import { attachPool } from './pg-transaction';
+import { DEFAULT_PUSH_CHUNK_RECORDS, setPushChunkRecords } from '../changes/push-chunks';
 import { startThread } from '../threads';
 import { DEFAULT_POOL_SETTINGS, postgresPoolConfig, waitForPostgres, type PoolSettings } from './postgres-pool';
 
@@ -52,6 +53,8 @@ export type DatabaseOptions = {
   embeddedMemoryCeilingMb?: number;
   /** Embedded store only: recycle PGlite once quiet for this long after work (ADR 0039); 0 or absent: never. */
   embeddedIdleRecycleMs?: number;
+  /** Embedded store only: records per committed chunk of a large push (ADR 0040); 0: one transaction. Default 500. */
+  embeddedPushChunkRecords?: number;
   /** Tests: what counts as quiet and as work for that recycle. */
   embeddedQuiet?: EmbeddedThreadOptions['quiet'];
   /** Embedded store only: intervals and thresholds of VACUUM and CHECKPOINT (tests shorten them). */
@@ -86,6 +89,7 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
     });
     const adapter = pglite.adapter;
     const prisma = new PrismaClient({ adapter });
+    setPushChunkRecords(prisma, options.embeddedPushChunkRecords ?? DEFAULT_PUSH_CHUNK_RECORDS);
     const housekeeping = createHousekeeping(pglite, { logger, ...options.housekeeping });
     housekeeping.start();
     return {

@@ -4,6 +4,7 @@ import type { PageShape, SyncResultShape } from '../changes/results';
 import { changeListPage, fetchPage, type ChangeListSource, type PageArgs } from '../changes/page';
 import { syncResult, validateBatch, type IndexedReport } from '../changes/tracked.service';
 import { inPushTransaction } from '../changes/upsert';
+import { inChunks, oneAtATime, pushChunkRecords } from '../changes/push-chunks';
 import { isStale, toSourceTime } from '../changes/source-time';
 import { trackedTable, type SqlRunner } from '../changes/ledger';
 import { takeChangeClock } from '../changes/change-clock';
@@ -36,41 +37,58 @@ export async function syncStocks(prisma: PrismaClient, records: readonly unknown
     byKey.set(k, { index, entry, sourceTime: latest(earlier?.sourceTime, sent) });
   }
   const keyed = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
-  // One transaction: a list is applied whole or not at all, even when it takes several statements.
-  if (keyed.length > 0) {
-    await inPushTransaction(prisma, dryRun, async (tx) => {
-      const stamp = await takeChangeClock(tx, 'stocks');
-      // The clock serialises stock writers, so what is read here stays true until commit.
-      const needStored = dryRun || keyed.some((k) => k.sourceTime !== undefined);
-      const stored = needStored ? await storedStocks(tx, keyed) : new Map<string, StoredStock>();
-      const applied = keyed.filter((k) => {
-        const before = stored.get(stockKey(k.entry));
-        if (!isStale(k.sourceTime, before?.source_updated_at)) return true;
-        reports.push(skippedReport(k.index, k.entry, k.sourceTime!, before!.source_updated_at!));
-        return false;
-      });
-      // In key order, so that two lists written at once lock their common rows in the same order.
-      const byShape = new Map<string, { shape: Shape; entries: StockRow[] }>();
-      for (const { entry, sourceTime } of applied) {
-        const shape = shapeOf(entry);
-        const row = { ...entry, source_updated_at: sourceTime?.toISOString() ?? null };
-        const group = byShape.get(shape.key);
-        if (group) group.entries.push(row);
-        else byShape.set(shape.key, { shape, entries: [row] });
-      }
-      let created = 0;
-      let written = 0;
-      for (const { shape, entries } of byShape.values()) {
-        const counts = await upsertStocks(tx, shape, entries, stamp);
-        created += counts.created;
-        written += counts.written;
-      }
-      await keepNewerSourceTimes(tx, applied);
-      if (needStored) reports.push(...applied.map((k) => stockReport(k, stored.get(stockKey(k.entry)))));
-      else reports.push(...countedReports(applied.length, created, written));
-    });
-  }
+  // Stored rows are read (and every entry reported one by one) when a time was sent, or in a dry run.
+  const needStored = dryRun || keyed.some((k) => k.sourceTime !== undefined);
+  // On the embedded store a large list commits in ordered chunks, each key in exactly one (it was
+  // folded above), so that polls get the store between them (ADR 0040). Stock pushes still apply
+  // one after another, whole; the answer is sent only after the last chunk committed; a dry run
+  // stays one rolled-back transaction.
+  const chunkRecords = pushChunkRecords(prisma);
+  const write = async () => {
+    for (const chunk of inChunks(keyed, dryRun ? 0 : chunkRecords)) {
+      if (chunk.length === 0) continue;
+      reports.push(...(await inPushTransaction(prisma, dryRun, (tx) => writeStocks(tx, chunk, needStored))));
+    }
+  };
+  await (chunkRecords > 0 ? oneAtATime(prisma, 'stocks', write) : write());
   return syncResult(reports, errors, { argName: 'stocks', dryRun });
+}
+
+/**
+ * One transaction of a stock push: the change clock, the stale check against the rows as stored
+ * under it, the upserts and the kept source times. Returns the entries' reports.
+ */
+async function writeStocks(tx: SqlRunner, keyed: readonly Keyed[], needStored: boolean): Promise<IndexedReport[]> {
+  const reports: IndexedReport[] = [];
+  const stamp = await takeChangeClock(tx, 'stocks');
+  // The clock serialises stock writers, so what is read here stays true until commit.
+  const stored = needStored ? await storedStocks(tx, keyed) : new Map<string, StoredStock>();
+  const applied = keyed.filter((k) => {
+    const before = stored.get(stockKey(k.entry));
+    if (!isStale(k.sourceTime, before?.source_updated_at)) return true;
+    reports.push(skippedReport(k.index, k.entry, k.sourceTime!, before!.source_updated_at!));
+    return false;
+  });
+  // In key order, so that two lists written at once lock their common rows in the same order.
+  const byShape = new Map<string, { shape: Shape; entries: StockRow[] }>();
+  for (const { entry, sourceTime } of applied) {
+    const shape = shapeOf(entry);
+    const row = { ...entry, source_updated_at: sourceTime?.toISOString() ?? null };
+    const group = byShape.get(shape.key);
+    if (group) group.entries.push(row);
+    else byShape.set(shape.key, { shape, entries: [row] });
+  }
+  let created = 0;
+  let written = 0;
+  for (const { shape, entries } of byShape.values()) {
+    const counts = await upsertStocks(tx, shape, entries, stamp);
+    created += counts.created;
+    written += counts.written;
+  }
+  await keepNewerSourceTimes(tx, applied);
+  if (needStored) reports.push(...applied.map((k) => stockReport(k, stored.get(stockKey(k.entry)))));
+  else reports.push(...countedReports(applied.length, created, written));
+  return reports;
 }
 
 type Keyed = { index: number; entry: StockInput; sourceTime: Date | undefined };

@@ -6,6 +6,7 @@ import { applyMigrations } from '../../src/db/migrator';
 import { migratePostgres, type Backend } from '../../src/db/database';
 import { startEmbeddedThread, type EmbeddedThread } from '../../src/db/embedded-thread';
 import { attachPool } from '../../src/db/pg-transaction';
+import { DEFAULT_PUSH_CHUNK_RECORDS, setPushChunkRecords } from '../../src/changes/push-chunks';
 import { PrismaClient } from '../../src/generated/prisma/client';
 
 export type TestDatabase = {
@@ -38,6 +39,8 @@ async function openPglite(): Promise<TestDatabase> {
   const adapter = pglite.adapter;
   await applyMigrations(adapter);
   const { prisma, queryCount } = countingClient(adapter);
+  // As the server opens it: large pushes commit in chunks (ADR 0040).
+  setPushChunkRecords(prisma, DEFAULT_PUSH_CHUNK_RECORDS);
   return {
     backend: 'pglite',
     prisma,

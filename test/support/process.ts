@@ -27,10 +27,11 @@ export type ServeProcess = {
   stop(signal?: NodeJS.Signals): Promise<void>;
 };
 
-/** `sync-gateway serve`, resolved once it logs that it listens. */
-export function serveProcess(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+/** `sync-gateway serve`, resolved once it logs that it listens; `built`: the production entry point on dist/ (`npm run build` first). */
+export function serveProcess(env: NodeJS.ProcessEnv, options: { built?: boolean } = {}): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, 'serve'], { env, cwd: ROOT });
+    const args = options.built ? [path.join(ROOT, 'bin', 'sync-gateway.js'), 'serve'] : [...NODE_ARGS, 'serve'];
+    const child = spawn(process.execPath, args, { env, cwd: ROOT });
     let output = '';
     const onExit = (code: number | null) => reject(new Error(`serve exited with ${code}: ${output}`));
     child.stdout.on('data', (d: Buffer) => {
