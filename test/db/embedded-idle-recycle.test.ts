@@ -13,7 +13,10 @@ describe('recycling the embedded store when quiet after work', () => {
   beforeAll(async () => {
     // A short window, and 200 ms of work counts: more than the background polls of a fresh
     // instance do in the seconds this waits, even on a loaded machine, and less than `work()`.
-    store = await openEmbeddedTestStore({ idleRecycle: { windowMs: 300, quiet: { quietShare: 0.01, minWorkMs: 200 } } });
+    // The RSS does not decide here (it may even fall); the last test asks for more than it can have.
+    store = await openEmbeddedTestStore({
+      idleRecycle: { windowMs: 300, quiet: { quietShare: 0.01, minWorkMs: 200, minRssGrowthBytes: -Infinity } },
+    });
     api = await startTestServer(store.asTestDatabase());
   }, 120_000);
   afterAll(async () => {
@@ -64,5 +67,20 @@ describe('recycling the embedded store when quiet after work', () => {
     });
     await until(() => recycles() > before, 30_000);
     expect(recycles()).toBe(before + 1);
+  }, 120_000);
+
+  it('does not recycle after work when the RSS has not grown enough to give anything back', async () => {
+    const quietButNothingToGive = await openEmbeddedTestStore({
+      idleRecycle: { windowMs: 300, quiet: { quietShare: 0.01, minWorkMs: 200, minRssGrowthBytes: 2 ** 40 } },
+    });
+    try {
+      const pglite = quietButNothingToGive.db.embedded!.pglite;
+      await pglite.query('SELECT count(*) FROM generate_series(1, 2000000)');
+      await sleep(2_000); // six quiet windows after enough work
+      expect(pglite.recycles().count).toBe(0);
+    } finally {
+      await quietButNothingToGive.db.close();
+      await quietButNothingToGive.remove();
+    }
   }, 120_000);
 });
