@@ -50,17 +50,58 @@ export function writeReport(
 const HEADLINE_START = '<!-- headline:start -->';
 const HEADLINE_END = '<!-- headline:end -->';
 
-/** How many targets the run met, and each one it missed (the table and the method are in RESULTS.md). */
+/**
+ * How many targets the run met, issue 18's poll table (the service against its peers, when the run
+ * has them), and each target missed, a line per scenario (the table and the method are in RESULTS.md).
+ */
 export function headline(results: Result[], date: string): string {
   const targeted = results.filter((r) => r.target !== null);
   const missed = targeted.filter((r) => !r.pass);
   const ratio = (r: Result) => (r.ratio === null ? '' : `${fmt(Number(r.ratio.toFixed(2)))} ×; `);
+  const peers = pollPeersTable(results);
+  const scenarios = [...new Set(missed.map((r) => r.scenario))];
   return [
     `Last full \`npm run bench\` (${date.slice(0, 10)}): ${targeted.length - missed.length} of ${targeted.length} targets met` +
-      ` (table and method: \`bench/RESULTS.md\`)${missed.length > 0 ? '. Missed:' : '.'}`,
-    ...(missed.length > 0 ? [''] : []),
-    ...missed.map((r) => `- ${r.scenario}, ${r.metric}: ${fmt(r.value)} (${ratio(r)}target ${r.target})`),
+      ` (table and method: \`bench/RESULTS.md\`).`,
+    ...(peers.length > 0 ? ['', ...peers] : []),
+    ...(missed.length > 0 ? ['', 'Missed:', ''] : []),
+    ...scenarios.map(
+      (scenario) =>
+        `- ${scenario}: ` +
+        missed
+          .filter((r) => r.scenario === scenario)
+          .map((r) => `${r.metric} ${fmt(r.value)} (${ratio(r)}target ${r.target})`)
+          .join('; '),
+    ),
   ].join('\n');
+}
+
+/** The poll-peers columns, as the scenario names them in its metrics. */
+const POLL_PEERS = [
+  ['REST', 'REST'],
+  ['GraphQL', 'GraphQL'],
+  ['PostGraphile, view', 'PostGraphile over a plain view'],
+  ['PostGraphile, function', "PostGraphile's equally safe function"],
+  ['raw node:http + pg', 'raw node:http + pg'],
+] as const;
+
+/** Poll req/s (p99 ms) of the service and its peers per connection count: the table issue 18 opens with. */
+function pollPeersTable(results: Result[]): string[] {
+  const peers = results.filter((r) => r.scenario === 'poll-peers');
+  const connections = [...new Set(peers.flatMap((r) => /req\/s, (\d+) connections$/.exec(r.metric)?.[1] ?? []))];
+  if (connections.length === 0) return [];
+  const find = (label: string, what: 'req/s' | 'p99 ms', c: string) =>
+    peers.find((r) => r.metric.startsWith(`${label} ${what}, ${c} connections`));
+  const cell = (label: string, c: string) => {
+    const rate = find(label, 'req/s', c);
+    const p99 = find(label, 'p99 ms', c);
+    return rate === undefined ? '' : `${fmt(Math.round(rate.value))}${p99 === undefined ? '' : ` (${fmt(Math.round(p99.value))})`}`;
+  };
+  return [
+    `| poll, req/s (p99 ms) | ${POLL_PEERS.map(([column]) => column).join(' | ')} |`,
+    `|---|${POLL_PEERS.map(() => '---:').join('|')}|`,
+    ...connections.map((c) => `| ${c} connections | ${POLL_PEERS.map(([, label]) => cell(label, c)).join(' | ')} |`),
+  ];
 }
 
 function replaceBetween(file: string, start: string, end: string, block: string): void {
