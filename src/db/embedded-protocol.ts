@@ -15,8 +15,8 @@ export type EmbeddedThreadData = {
   memoryCeilingBytes: number;
   /** The window after which a quiet store that worked is recycled (ADR 0039); 0: never. */
   idleRecycleMs: number;
-  /** Tests: what counts as quiet, as work and as memory to give back (QUIET_DEFAULTS otherwise). */
-  quiet?: { quietShare?: number; minWorkMs?: number; minRssGrowthBytes?: number };
+  /** Tests: what counts as quiet and as work (QUIET_DEFAULTS otherwise). */
+  quiet?: { quietShare?: number; workShare?: number; minWorkMs?: number };
   /** Tests: the pre-initialised data directory for an empty pgDir (ADR 0041; the built one otherwise). */
   initialDataDir?: string;
 };

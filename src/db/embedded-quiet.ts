@@ -7,19 +7,17 @@
  * five, so a store in a quiet shop is never without a call for long, but those take a few
  * milliseconds. A window in which calls ran for at most `quietShare` of it is quiet.
  *
- * "After work": the instance must have run calls for at least `minWorkMs` in total since it was
- * opened. A fresh instance (after any recycle) starts from zero, so a store that stays quiet is
- * recycled once, not at every window; the trickle of polls adds up to another recycle only after a
- * while (a few milliseconds a second: some ten minutes for 2 s of work). 2 s, not more: a recycle at
- * the ceiling late in a load leaves a fresh instance with little work but a grown RSS (10 s missed
- * one 27 s before the end of a soak).
+ * "After work": since the instance was opened, it must have run calls for at least `minWorkMs` in
+ * windows busy enough to be a load: ones in which calls ran for at least `workShare` of it. A fresh
+ * instance (after any recycle) starts from zero, so a store that stays quiet is recycled once, not
+ * at every window. 2 s, not more: a recycle at the ceiling late in a load leaves a fresh instance
+ * with little work but a grown RSS (10 s missed one 27 s before the end of a soak).
  *
- * "Something to give back": the process's RSS must have grown by `minRssGrowthBytes` since the
- * instance opened. Without it a store polled on a loaded machine reached its 2 s of work every few
- * minutes and recycled, pausing for about a second each time, while its RSS never moved
- * (`bench/idle-hour.ts`: 19 recycles in an hour at 243–258 MB). The RSS is the whole process's, not
- * the WebAssembly memory's size: a load that ends below PGlite's next growth step still leaves its
- * pages resident (30–110 MB, ADR 0039), and those are what a recycle returns.
+ * Only busy windows count, not every call: counting every call, a store polled every few seconds
+ * on a loaded machine (its polls' store time inflated by the load) added up 2 s every few minutes
+ * and recycled each time, pausing for about a second, while its RSS never moved (`bench/idle-hour.ts`:
+ * 19 recycles in an hour at 243–258 MB). Such polls take well under 5 % of a window; a load that
+ * leaves memory behind (a push of thousands of records, a webshop polling flat out) takes more.
  */
 
 export type QuietSettings = {
@@ -27,43 +25,31 @@ export type QuietSettings = {
   windowMs: number;
   /** Share of a window the calls may take for it to be quiet. */
   quietShare: number;
-  /** Time spent running calls since the instance was opened before it is worth recycling. */
+  /** Share of a window the calls must take for their time in it to count as work. */
+  workShare: number;
+  /** Work (time running calls in busy windows) since the instance was opened before it is worth recycling. */
   minWorkMs: number;
-  /** Growth of the process's RSS since the instance was opened before it is worth recycling. */
-  minRssGrowthBytes: number;
 };
 
-/**
- * 24 MiB: above the RSS's own drift over a quiet hour (243–258 MB, 15 MB), below the least a load
- * was measured to leave behind (30 MB).
- */
-export const QUIET_DEFAULTS = { quietShare: 0.01, minWorkMs: 2_000, minRssGrowthBytes: 24 * 1024 * 1024 };
+export const QUIET_DEFAULTS = { quietShare: 0.01, workShare: 0.05, minWorkMs: 2_000 };
 
 export type QuietWatch = {
   callStarted(): void;
   callEnded(): void;
-  /** A fresh instance: its work and its RSS count from now. */
+  /** A fresh instance: its work counts from now. */
   opened(): void;
   stop(): void;
 };
 
-export function watchForQuiet(
-  settings: QuietSettings,
-  onQuiet: () => void,
-  now = () => performance.now(),
-  rss = () => process.memoryUsage.rss(),
-): QuietWatch {
+export function watchForQuiet(settings: QuietSettings, onQuiet: () => void, now = () => performance.now()): QuietWatch {
   let running = 0;
   let busySince = 0;
   // Busy time so far, completed calls only; the running stretch is added when asked.
   let busyDone = 0;
   const busy = () => busyDone + (running > 0 ? now() - busySince : 0);
-  let atOpen = 0;
-  // The watch is made once the first instance is open: its RSS counts from then.
-  let rssAtOpen = rss();
   let atWindowStart = 0;
-  const worked = (total: number) => total - atOpen >= settings.minWorkMs;
-  const grown = () => rss() - rssAtOpen >= settings.minRssGrowthBytes;
+  // Busy time in busy windows since the instance opened.
+  let work = 0;
 
   const timer =
     settings.windowMs > 0
@@ -71,7 +57,8 @@ export function watchForQuiet(
           const total = busy();
           const inWindow = total - atWindowStart;
           atWindowStart = total;
-          if (running === 0 && inWindow <= settings.windowMs * settings.quietShare && worked(total) && grown()) onQuiet();
+          if (inWindow >= settings.windowMs * settings.workShare) work += inWindow;
+          else if (running === 0 && inWindow <= settings.windowMs * settings.quietShare && work >= settings.minWorkMs) onQuiet();
         }, settings.windowMs)
       : undefined;
 
@@ -83,8 +70,9 @@ export function watchForQuiet(
       if (--running === 0) busyDone += now() - busySince;
     },
     opened() {
-      atOpen = busy();
-      rssAtOpen = rss();
+      // The old instance's calls in this window are not the fresh one's work.
+      work = 0;
+      atWindowStart = busy();
     },
     stop() {
       clearInterval(timer);

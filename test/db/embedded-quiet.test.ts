@@ -2,22 +2,16 @@ import { watchForQuiet } from '../../src/db/embedded-quiet';
 
 /*
  * ADR 0039: the idle recycle is asked for after a window in which calls ran for at most a small
- * share of it, and only once the instance has worked and the process's RSS has grown since it was
- * opened.
+ * share of it, and only once the instance has worked since it was opened: run calls for long enough
+ * in windows busy enough to be a load.
  */
 
 describe('watching the embedded store for quiet after work', () => {
   let clock = 0;
   const now = () => clock;
-  // The process's RSS as the watch reads it. `watching` grows it past the set amount at once, so
-  // that only work and quiet decide there.
-  let rssBytes = 0;
-  const rss = () => rssBytes;
-  const MB = 1024 * 1024;
   beforeEach(() => {
     jest.useFakeTimers();
     clock = 0;
-    rssBytes = 0;
   });
   afterEach(() => jest.useRealTimers());
 
@@ -32,16 +26,12 @@ describe('watching the embedded store for quiet after work', () => {
     watch.callEnded();
   };
 
-  const settings = { windowMs: 1_000, quietShare: 0.01, minWorkMs: 500, minRssGrowthBytes: 10 * MB };
-  const watching = (onQuiet: () => void, overrides: Partial<typeof settings> = {}) => {
-    const watch = watchForQuiet({ ...settings, ...overrides }, onQuiet, now, rss);
-    rssBytes += 100 * MB;
-    return watch;
-  };
+  // Quiet: calls for at most 10 ms of a window; work: the calls of windows where they ran for 50 ms or more.
+  const settings = { windowMs: 1_000, quietShare: 0.01, workShare: 0.05, minWorkMs: 500 };
 
   it('asks once a quiet window follows enough work, and not again after a fresh instance', () => {
     const onQuiet = jest.fn();
-    const watch = watching(onQuiet);
+    const watch = watchForQuiet(settings, onQuiet, now);
     call(watch, 600); // work
     elapse(400); // the rest of the busy window
     expect(onQuiet).not.toHaveBeenCalled();
@@ -49,7 +39,6 @@ describe('watching the embedded store for quiet after work', () => {
     elapse(995);
     expect(onQuiet).toHaveBeenCalledTimes(1);
     watch.opened(); // the recycle's fresh instance: no work yet
-    rssBytes += 100 * MB; // nor is memory what stops it here
     for (let window = 0; window < 5; window++) {
       call(watch, 5);
       elapse(995);
@@ -60,7 +49,7 @@ describe('watching the embedded store for quiet after work', () => {
 
   it('does not ask while calls take more than the quiet share of the window', () => {
     const onQuiet = jest.fn();
-    const watch = watching(onQuiet);
+    const watch = watchForQuiet(settings, onQuiet, now);
     for (let window = 0; window < 5; window++) {
       call(watch, 200);
       elapse(800);
@@ -71,7 +60,7 @@ describe('watching the embedded store for quiet after work', () => {
 
   it('does not ask without enough work since the instance was opened', () => {
     const onQuiet = jest.fn();
-    const watch = watching(onQuiet);
+    const watch = watchForQuiet(settings, onQuiet, now);
     call(watch, 400);
     elapse(2_600);
     expect(onQuiet).not.toHaveBeenCalled();
@@ -80,7 +69,7 @@ describe('watching the embedded store for quiet after work', () => {
 
   it('counts a call still running at the window’s end as busy, and never asks under it', () => {
     const onQuiet = jest.fn();
-    const watch = watching(onQuiet);
+    const watch = watchForQuiet(settings, onQuiet, now);
     call(watch, 600);
     elapse(1_400);
     watch.callStarted(); // a long call across windows
@@ -92,43 +81,40 @@ describe('watching the embedded store for quiet after work', () => {
     watch.stop();
   });
 
+  it('never asks after calls that no window found busy, however much they add up to', () => {
+    const onQuiet = jest.fn();
+    const watch = watchForQuiet(settings, onQuiet, now);
+    for (let window = 0; window < 100; window++) {
+      call(watch, 30); // neither quiet (10 ms) nor busy (50 ms): 3 s in all
+      elapse(970);
+    }
+    for (let window = 0; window < 100; window++) {
+      call(watch, 5); // quiet: another 0.5 s
+      elapse(995);
+    }
+    expect(onQuiet).not.toHaveBeenCalled();
+    watch.stop();
+  });
+
+  it("does not count the old instance's calls as the fresh instance's work", () => {
+    const onQuiet = jest.fn();
+    const watch = watchForQuiet(settings, onQuiet, now);
+    call(watch, 600); // the old instance's load, until a recycle at the ceiling
+    watch.opened();
+    elapse(400); // the rest of that window: nothing ran on the fresh instance
+    for (let window = 0; window < 5; window++) {
+      call(watch, 5);
+      elapse(995);
+    }
+    expect(onQuiet).not.toHaveBeenCalled();
+    watch.stop();
+  });
+
   it('is off with a window of 0', () => {
     const onQuiet = jest.fn();
-    const watch = watching(onQuiet, { windowMs: 0 });
+    const watch = watchForQuiet({ ...settings, windowMs: 0 }, onQuiet, now);
     call(watch, 600);
     elapse(10_000);
     expect(onQuiet).not.toHaveBeenCalled();
-  });
-
-  it('does not ask while the RSS has not grown by the set amount since the instance opened', () => {
-    const onQuiet = jest.fn();
-    const watch = watchForQuiet(settings, onQuiet, now, rss);
-    rssBytes += 9 * MB; // grown, but less than 10 MB
-    call(watch, 600);
-    elapse(400);
-    for (let window = 0; window < 5; window++) {
-      call(watch, 5);
-      elapse(995);
-    }
-    expect(onQuiet).not.toHaveBeenCalled();
-    rssBytes += 1 * MB; // now 10 MB above its reading when the watch began
-    call(watch, 5);
-    elapse(995);
-    expect(onQuiet).toHaveBeenCalledTimes(1);
-
-    // A fresh instance: its RSS counts from its opening, and work alone is not enough.
-    watch.opened();
-    call(watch, 600);
-    elapse(400);
-    for (let window = 0; window < 5; window++) {
-      call(watch, 5);
-      elapse(995);
-    }
-    expect(onQuiet).toHaveBeenCalledTimes(1);
-    rssBytes += 10 * MB;
-    call(watch, 5);
-    elapse(995);
-    expect(onQuiet).toHaveBeenCalledTimes(2);
-    watch.stop();
   });
 });
