@@ -29,6 +29,14 @@ describe('watching the embedded store for quiet after work', () => {
   // Quiet: calls for at most 10 ms of a window; work: the calls of windows where they ran for 50 ms or more.
   const settings = { windowMs: 1_000, quietShare: 0.01, workShare: 0.05, minWorkMs: 500 };
 
+  /** `count` windows, each with one call of `callMs` at its start. */
+  const windows = (watch: ReturnType<typeof watchForQuiet>, count: number, callMs: number) => {
+    for (let window = 0; window < count; window++) {
+      call(watch, callMs);
+      elapse(settings.windowMs - callMs);
+    }
+  };
+
   it('asks once a quiet window follows enough work, and not again after a fresh instance', () => {
     const onQuiet = jest.fn();
     const watch = watchForQuiet(settings, onQuiet, now);
@@ -39,10 +47,7 @@ describe('watching the embedded store for quiet after work', () => {
     elapse(995);
     expect(onQuiet).toHaveBeenCalledTimes(1);
     watch.opened(); // the recycle's fresh instance: no work yet
-    for (let window = 0; window < 5; window++) {
-      call(watch, 5);
-      elapse(995);
-    }
+    windows(watch, 5, 5);
     expect(onQuiet).toHaveBeenCalledTimes(1);
     watch.stop();
   });
@@ -50,10 +55,7 @@ describe('watching the embedded store for quiet after work', () => {
   it('does not ask while calls take more than the quiet share of the window', () => {
     const onQuiet = jest.fn();
     const watch = watchForQuiet(settings, onQuiet, now);
-    for (let window = 0; window < 5; window++) {
-      call(watch, 200);
-      elapse(800);
-    }
+    windows(watch, 5, 200);
     expect(onQuiet).not.toHaveBeenCalled();
     watch.stop();
   });
@@ -84,14 +86,8 @@ describe('watching the embedded store for quiet after work', () => {
   it('never asks after calls that no window found busy, however much they add up to', () => {
     const onQuiet = jest.fn();
     const watch = watchForQuiet(settings, onQuiet, now);
-    for (let window = 0; window < 100; window++) {
-      call(watch, 30); // neither quiet (10 ms) nor busy (50 ms): 3 s in all
-      elapse(970);
-    }
-    for (let window = 0; window < 100; window++) {
-      call(watch, 5); // quiet: another 0.5 s
-      elapse(995);
-    }
+    windows(watch, 100, 30); // neither quiet (10 ms) nor busy (50 ms): 3 s in all
+    windows(watch, 100, 5); // quiet: another 0.5 s
     expect(onQuiet).not.toHaveBeenCalled();
     watch.stop();
   });
@@ -102,10 +98,7 @@ describe('watching the embedded store for quiet after work', () => {
     call(watch, 600); // the old instance's load, until a recycle at the ceiling
     watch.opened();
     elapse(400); // the rest of that window: nothing ran on the fresh instance
-    for (let window = 0; window < 5; window++) {
-      call(watch, 5);
-      elapse(995);
-    }
+    windows(watch, 5, 5);
     expect(onQuiet).not.toHaveBeenCalled();
     watch.stop();
   });
