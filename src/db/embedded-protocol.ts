@@ -1,4 +1,5 @@
 import type { IsolationLevel, SqlQuery } from '@prisma/driver-adapter-utils';
+import type { QuietSettings } from './embedded-quiet';
 
 /**
  * Messages between the main thread and the embedded store's thread (docs/adr/0032). Everything
@@ -16,7 +17,7 @@ export type EmbeddedThreadData = {
   /** The window after which a quiet store that worked is recycled (ADR 0039); 0: never. */
   idleRecycleMs: number;
   /** Tests: what counts as quiet and as work (QUIET_DEFAULTS otherwise). */
-  quiet?: { quietShare?: number; workShare?: number; minWorkMs?: number };
+  quiet?: Partial<Omit<QuietSettings, 'windowMs'>>;
   /** Tests: the pre-initialised data directory for an empty pgDir (ADR 0041; the built one otherwise). */
   initialDataDir?: string;
 };
