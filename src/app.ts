@@ -5,7 +5,7 @@ import { useBearerAuth } from './auth/auth.plugin';
 import { createTokenCache } from './auth/token-cache';
 import { createLiveStreams, type LiveStreams } from './auth/live-streams';
 import type { AppConfig } from './config';
-import type { Database } from './db/database';
+import type { Store } from './db/store';
 import { PUBLIC_ACCOUNT_FIELDS } from './accounts/account.schema';
 import type { AccountDeps } from './accounts/account.service';
 import { fullPath } from './rest/route-table';
@@ -55,7 +55,7 @@ export type AppDeps = {
   /** Shared through Redis between replicas when the server has REDIS_URL. */
   rateLimiters: RateLimiters;
   accounts: Omit<AccountDeps, 'prisma'>;
-  db: Pick<Database, 'prisma' | 'backend' | 'sql'>;
+  db: Pick<Store, 'prisma' | 'backend' | 'sql'>;
   logger: Logger;
   events: EventHub;
   secrets: SecretBox;

@@ -6,30 +6,30 @@ import { createAccountLimiters } from './accounts/account.service';
 import { createMailer } from './accounts/mailer';
 import { createRateLimiters } from './rate-limits/limiters';
 import { createMetrics } from './ops/metrics';
-import { addEmbeddedStoreGauges } from './ops/store-metrics';
+import { addStoreSizeGauges } from './ops/store-metrics';
 import { createReadiness } from './ops/readiness';
 import type { AppConfig } from './config';
-import { openDatabase, type Database } from './db/database';
+import { openStore, type Store } from './db/store';
+import { importPgliteStore } from './backups/pglite-import';
 import { preflight } from './config/preflight';
 import { countActiveTokens } from './auth/token.service';
 import { startupFields, STARTUP_MESSAGE } from './startup-banner';
 import { createEventHub } from './events/hub';
 import { attachGraphqlWs } from './http/graphql-ws';
-import { reclaimAbandonedDeliveries } from './queue/sql/reclaim-abandoned-deliveries';
 import { createWorker } from './queue/worker';
+import { queueDatabaseOverPg } from './queue/sql/queue-database';
 import { startWorkerThread, type BackgroundWorker } from './queue/worker-thread';
 import { setWebhookNetworks } from './webhooks/network-policy';
 import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
 import { createRedisClient, redisHealth } from './redis/redis-client';
-import { openControlSocket } from './control/control-socket';
-import { serverControlContext } from './control/server-context';
 import { startPendingCountCompaction } from './changes/pending-counts';
+import { listenForRevocations } from './auth/revocation-notices';
 
-export type RunningServer = { url: string; server: Server; db: Database; close(): Promise<void> };
+export type RunningServer = { url: string; server: Server; db: Store; close(): Promise<void> };
 
 /** Checks what a first start gets wrong, opens the database, applies pending migrations and listens. */
 export async function startServer(config: AppConfig, logger: Logger): Promise<RunningServer> {
-  const db = await openStore(config, logger, { listen: true, poolSize: config.databasePool.size });
+  const db = await prepareStore(config, logger, { listen: true, poolSize: config.databasePool.size });
   try {
     const events = createEventHub({ redisUrl: config.redisUrl, logger });
     const encryptionKey = await loadEncryptionKey(config);
@@ -43,23 +43,11 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       sessionTtlMs: config.sessionTtlMs,
     };
     const metrics = createMetrics(db.prisma);
-    if (db.embedded) addEmbeddedStoreGauges(metrics.registry, db.embedded);
-    // On PostgreSQL the worker gets a thread of its own; the embedded store lives in this thread.
-    const worker: BackgroundWorker | undefined = !config.workerEnabled
-      ? undefined
-      : config.databaseUrl
-        ? startWorkerThread({ config, encryptionKey, events, logger, onAttempt: metrics.deliveryAttempt })
-        : createWorker({
-            database: db.prisma,
-            secrets,
-            logger,
-            events,
-            leaseMs: config.workerLeaseMs,
-            onAttempt: metrics.deliveryAttempt,
-            retention: config.retention,
-            disableAfterMs: config.webhookDisableAfterMs,
-            onOperationalEvents: (operational) => operational.forEach(events.publishOperational),
-          });
+    if (db.clusterDir) addStoreSizeGauges(metrics.registry, db.clusterDir);
+    // The worker gets a thread and a pool of its own, on whichever store this is.
+    const worker: BackgroundWorker | undefined = config.workerEnabled
+      ? startWorkerThread({ config: { ...config, databaseUrl: db.url }, encryptionKey, events, logger, onAttempt: metrics.deliveryAttempt })
+      : undefined;
     const redisChecks = [limiterRedis ? redisHealth([limiterRedis]) : undefined, events.redis].filter((c) => c !== undefined);
     const readiness = createReadiness({
       prisma: db.prisma,
@@ -91,18 +79,8 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     worker?.start();
     // Keeps each pending count a sum over a few rows (ADR 0030); safe on every replica at once.
     const compaction = startPendingCountCompaction(db.prisma, { logger });
-    // The embedded store is this process's alone: the CLI asks it over a local socket (ADR 0023).
-    const control =
-      db.backend === 'pglite'
-        ? await openControlSocket({
-            dataDir: config.dataDir,
-            context: serverControlContext({ db, config, secrets, events }),
-            logger,
-          }).catch((error: unknown) => {
-            logger.warn({ err: error }, 'no control socket: CLI commands need the server stopped');
-            return undefined;
-          })
-        : undefined;
+    // The CLI revokes tokens in the database directly: this process hears of it (ADR 0042).
+    const revocations = listenForRevocations(db.url, { logger, onRevoked: () => events.publishRevocation() });
     const activeApiTokens = await countActiveTokens(db.prisma);
     logger.info(
       startupFields({ url, backend: db.backend, dataDir: config.dataDir, location: db.location, worker: Boolean(worker), activeApiTokens }),
@@ -113,7 +91,6 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     const close = () =>
       (closing ??= (async () => {
         // Stop accepting, let in-flight requests finish (bounded), then close the store cleanly.
-        await control?.close();
         await websockets.close();
         metricsServer?.close();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -123,6 +100,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
         clearTimeout(timer);
         await worker?.stop();
         await compaction.stop();
+        await revocations.close();
         await events.close();
         await limiterRedis?.quit().catch(() => limiterRedis.disconnect());
         await db.close();
@@ -136,15 +114,16 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
 
 /** Runs only the webhook worker (for replicas on PostgreSQL that do not serve HTTP). */
 export async function startWorker(config: AppConfig, logger: Logger): Promise<{ close(): Promise<void> }> {
-  const db = await openStore(config, logger, { listen: false, poolSize: config.databasePool.workerSize });
+  const db = await prepareStore(config, logger, { listen: false, poolSize: config.databasePool.workerSize });
   const secrets = createSecretBox(await loadEncryptionKey(config));
   // Operational events reach the other replicas' subscribers through Redis (without it, nobody listens here).
   const events = config.redisUrl ? createEventHub({ redisUrl: config.redisUrl, logger }) : undefined;
   const worker = createWorker({
-    database: db.prisma,
+    // The statements the worker thread of `serve` runs, on this process's pool.
+    database: queueDatabaseOverPg(db.sql),
     secrets,
     logger,
-    databaseUrl: config.databaseUrl,
+    databaseUrl: db.url,
     leaseMs: config.workerLeaseMs,
     disableAfterMs: config.webhookDisableAfterMs,
     ...(events ? { onOperationalEvents: (operational) => operational.forEach(events.publishOperational) } : {}),
@@ -159,13 +138,6 @@ export async function startWorker(config: AppConfig, logger: Logger): Promise<{ 
       await db.close();
     },
   };
-}
-
-/** The embedded store has one process by construction: whatever is `processing` at start was abandoned. */
-async function reclaimOnEmbeddedStore(db: Database, logger: Logger): Promise<void> {
-  if (db.backend !== 'pglite') return;
-  const reclaimed = await reclaimAbandonedDeliveries(db.prisma);
-  if (reclaimed > 0) logger.warn({ reclaimed }, 'deliveries left processing by a stopped process are due again');
 }
 
 /** SIGTERM/SIGINT stop the server gracefully; a second signal exits at once. */
@@ -192,25 +164,21 @@ export function stopOnSignals(running: Pick<RunningServer, 'close'>, logger: Log
 
 /**
  * What `serve` and `worker` do before their own work: the pre-flight checks (nothing touches the
- * database before them), the webhook network lists, the database with its migrations, and the
- * deliveries a dead embedded process left in flight.
+ * database before them), the webhook network lists, and the database with its migrations.
  */
-async function openStore(config: AppConfig, logger: Logger, options: { listen: boolean; poolSize: number }): Promise<Database> {
+async function prepareStore(config: AppConfig, logger: Logger, options: { listen: boolean; poolSize: number }): Promise<Store> {
   await preflight(config, { listen: options.listen });
   setWebhookNetworks(config.webhookNetworks);
-  const db = await openDatabase({
+  const db = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     embeddedFsync: config.embeddedFsync,
-    embeddedMemoryCeilingMb: config.embeddedMemoryCeilingMb,
-    embeddedIdleRecycleMs: config.embeddedIdleRecycleMs,
-    embeddedPushChunkRecords: config.embeddedPushChunkRecords,
     logger,
     pool: { ...config.databasePool, size: options.poolSize },
+    importLegacyStore: importPgliteStore,
   });
   try {
     await db.migrate();
-    await reclaimOnEmbeddedStore(db, logger);
     return db;
   } catch (error) {
     await db.close();

@@ -8,7 +8,7 @@ export type StartupFields = {
   graphql: string;
   apiDoc: string;
   apiReference: string;
-  backend: 'pglite' | 'postgresql';
+  backend: 'embedded' | 'postgresql';
   /** The embedded store's directory; absent on PostgreSQL. */
   dataDir?: string;
   /** Where the data lives, without credentials. */
@@ -28,11 +28,11 @@ export function startupFields(input: {
   activeApiTokens: number;
 }): StartupFields {
   const { url, backend } = input;
-  // On the embedded store the CLI asks this server over its control socket (ADR 0023).
+  // On the embedded store the CLI connects to this server's cluster through the socket in DATA_DIR (ADR 0042).
   const next =
     input.activeApiTokens > 0
       ? undefined
-      : backend === 'pglite'
+      : backend === 'embedded'
         ? 'no API token yet: run `node bin/sync-gateway.js token create --name erp` in another terminal (the server keeps running)'
         : 'no API token yet: run `node bin/sync-gateway.js token create --name erp` (with the same DATABASE_URL)';
   return {
@@ -42,7 +42,7 @@ export function startupFields(input: {
     apiDoc: `${url}/api/doc`,
     apiReference: `${url}/api/reference`,
     backend,
-    ...(backend === 'pglite' ? { dataDir: input.dataDir } : {}),
+    ...(backend === 'embedded' ? { dataDir: input.dataDir } : {}),
     location: input.location,
     worker: input.worker,
     activeApiTokens: input.activeApiTokens,

@@ -12,7 +12,7 @@ describe('the start-up block', () => {
   it('names every place and, without a token, the command that makes one', () => {
     const fields = startupFields({
       url: 'http://127.0.0.1:4000',
-      backend: 'pglite',
+      backend: 'embedded',
       dataDir: '/srv/data',
       location: '/srv/data/pglite',
       worker: true,

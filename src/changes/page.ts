@@ -3,7 +3,7 @@ import { queryPrepared } from '../db/prepared-query';
 import { validationFailed, type ErrorDetail } from '../errors/app-error';
 import type { PageShape } from './results';
 import { pendingCountSql } from './pending-counts';
-import { trackedTable, type SqlRunner, type TrackedTableName } from './ledger';
+import { trackedTable, type TrackedTableName } from './ledger';
 import { entityOfTable } from './tracked-entities';
 
 /**
@@ -51,8 +51,8 @@ export async function fetchPage<Row, Where>(args: PageArgs, where: Where, query:
   return { payload, meta: { total, limit: page.limit, offset: page.offset } };
 }
 
-/** Where a change list reads: Prisma, and on PostgreSQL the pg pool beneath it (ADR 0033). */
-export type ChangeListSource = { prisma: SqlRunner; sql?: Pool | undefined };
+/** Where a change list reads: the pg pool beneath Prisma, as named prepared statements (ADR 0033). */
+export type ChangeListSource = { sql: Pool };
 
 /** Newest change first, for dashboards. */
 export const RECENT_ORDER = [{ updatedAt: 'desc' as const }, { id: 'desc' as const }];
@@ -69,9 +69,9 @@ export const RECENT_ORDER = [{ updatedAt: 'desc' as const }, { id: 'desc' as con
  * for a push nor deadlocks with one; such a row is unmarked, which is safe: acknowledged by id it
  * comes back in notListed and stays pending (the push is about to change it anyway). Rows come
  * back in the Prisma model's shape, with only the fields their change record shows
- * (`changeColumns`). `filter`'s keys are column names written in the code, never input. On
- * PostgreSQL the statement runs through the pg pool as a named prepared statement (parsed once
- * per connection, no Prisma raw layer); on PGlite through Prisma.
+ * (`changeColumns`). `filter`'s keys are column names written in the code, never input.
+ * The statement runs through the pg pool as a named prepared statement (parsed once per connection, no
+ * Prisma raw layer).
  */
 export async function changeListPage<Row extends { id: number; revision: number }>(
   db: ChangeListSource,
@@ -117,7 +117,7 @@ export async function changeListPage<Row extends { id: number; revision: number 
        FROM (SELECT ${totalSql} AS n) AS total
        LEFT JOIN page ON true
       ORDER BY page.updated_at, page.id`;
-  const { total, payload } = db.sql ? await viaPool<Row>(db.sql, sql, params) : await viaPrisma<Row>(db.prisma, sql, params);
+  const { total, payload } = await viaPool<Row>(db.sql, sql, params);
   return { payload, meta: { total, limit: page.limit, offset: page.offset } };
 }
 
@@ -149,11 +149,6 @@ function pageColumns(table: TrackedTableName): PageColumns {
 
 type PageRows<Row> = { total: number; payload: Row[] };
 
-async function viaPrisma<Row>(prisma: SqlRunner, sql: string, params: unknown[]): Promise<PageRows<Row>> {
-  const rows = await prisma.$queryRawUnsafe<Array<Record<string, unknown>>>(sql, ...params);
-  return { total: Number(rows[0]?.__total ?? 0), payload: rows.filter((row) => row.id !== null).map((row) => toModel<Row>(row)) };
-}
-
 async function viaPool<Row>(pool: Pool, sql: string, params: unknown[]): Promise<PageRows<Row>> {
   const { columns, rows } = await queryPrepared(pool, sql, params);
   const fields = columns.map(fieldOf);
@@ -170,16 +165,6 @@ async function viaPool<Row>(pool: Pool, sql: string, params: unknown[]): Promise
 }
 
 const fieldNames = new Map<string, string>();
-
-/** snake_case columns to the camelCase fields of the Prisma model (the schema maps them 1:1). */
-function toModel<Row>(row: Record<string, unknown>): Row {
-  const model: Record<string, unknown> = {};
-  for (const column in row) {
-    const field = fieldOf(column);
-    if (field !== undefined) model[field] = row[column];
-  }
-  return model as Row;
-}
 
 /** The model field of a column; undefined for the total and the listing marks, which a page leaves out. */
 function fieldOf(column: string): string | undefined {

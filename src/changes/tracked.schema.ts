@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../generated/prisma/client';
+import type { StoreClients } from '../db/store';
 import { builder } from '../graphql/builder';
 import { AckItemInput, AckResult, BatchAckResult, PendingChanges, SyncResult } from '../graphql/common-types';
 import { countPending } from './pending-counts';
@@ -10,7 +10,7 @@ import type { AnyTrackedEntity, TrackedTableName } from './tracked-entities';
 
 /** The inbound push of an entity: validates and stores `records`, or in a dry run rolls back (ADR 0028). */
 export type TrackedSyncRun = (
-  prisma: PrismaClient,
+  db: StoreClients,
   records: readonly unknown[],
   context: string,
   dryRun: boolean,
@@ -72,7 +72,7 @@ function registerSync(noun: string, name: string, push: TrackedPush, run: Tracke
       resolve: (_root, args, ctx) => {
         const values = args as Record<string, unknown>;
         const context = (values.context as string | null | undefined) ?? DEFAULT_CONTEXT;
-        return run(ctx.prisma, values[listArg] as unknown[], context, values.dry_run === true, ctx.auth?.name ?? null);
+        return run(ctx, values[listArg] as unknown[], context, values.dry_run === true, ctx.auth?.name ?? null);
       },
     }),
   }));

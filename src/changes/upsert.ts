@@ -1,6 +1,5 @@
-import type { PrismaClient } from '../generated/prisma/client';
-import { releaseBulkParameters } from '../db/prisma-debug-history';
-import { attachedPool, inPgTransaction, type PgRunner } from '../db/pg-transaction';
+import type { Pool } from 'pg';
+import { inPgTransaction, type PgRunner } from '../db/pg-transaction';
 import { takeChangeClock } from './change-clock';
 import { changedFieldNames, mergeFields, type FieldMap } from './diff';
 import { trackedTable, type SqlRunner } from './ledger';
@@ -61,31 +60,27 @@ type WorkingState = Omit<RowToWrite, 'changed'> & {
 
 const MAX_ATTEMPTS = 3;
 
-/**
- * Runs `work` in one transaction, retried when another request inserted one of its new external
- * ids first (the retry then sees and updates that row). On PostgreSQL the transaction runs on the
- * pg pool beneath Prisma's adapter, without Prisma's transaction and raw-query layers (ADR 0031,
- * "History cost"); on the embedded store through Prisma.
- */
 /** Compiles only while the pg runner has every method of SqlRunner, which the cast in inTransaction cannot check. */
 export const PG_RUNNER_IS_COMPLETE: Exclude<keyof SqlRunner, keyof PgRunner> extends never ? true : never = true;
 
-export async function inTransaction<T>(prisma: PrismaClient, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
-  const pool = attachedPool(prisma);
-  try {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        // The runner has Prisma's raw-query methods and result shapes, without the PrismaPromise brand
-        // (and PG_RUNNER_IS_COMPLETE below fails to compile if a method a push may call is missing).
-        if (pool) return await inPgTransaction(pool, (runner) => work(runner as unknown as SqlRunner));
-        return await prisma.$transaction((tx) => work(tx), { maxWait: 30_000, timeout: 120_000 });
-      } catch (error) {
-        if (!(error instanceof ConcurrentInsertError) || attempt >= MAX_ATTEMPTS) throw error;
-      }
+/** What a push's transaction runs on: the pg pool beneath Prisma's adapter. */
+export type TransactionSource = { sql: Pool };
+
+/**
+ * Runs `work` in one transaction, retried when another request inserted one of its new external
+ * ids first (the retry then sees and updates that row). The transaction runs on the pg pool
+ * beneath Prisma's adapter, without Prisma's transaction and raw-query layers (ADR 0031, "History
+ * cost"), whose debug history would also keep a push's megabytes of bulk parameters alive.
+ */
+export async function inTransaction<T>(db: TransactionSource, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // The runner has Prisma's raw-query methods and result shapes, without the PrismaPromise brand
+      // (and PG_RUNNER_IS_COMPLETE above fails to compile if a method a push may call is missing).
+      return await inPgTransaction(db.sql, (runner) => work(runner as unknown as SqlRunner));
+    } catch (error) {
+      if (!(error instanceof ConcurrentInsertError) || attempt >= MAX_ATTEMPTS) throw error;
     }
-  } finally {
-    // The batch went to SQL as bulk parameters: do not let Prisma's debug history keep them.
-    releaseBulkParameters();
   }
 }
 
@@ -101,10 +96,10 @@ class DryRunRollback<T> extends Error {
  * locks, but the transaction is rolled back at the end, so nothing is stored and the change
  * clock does not move. The answer is what the push would have answered.
  */
-export async function inPushTransaction<T>(prisma: PrismaClient, dryRun: boolean, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
-  if (!dryRun) return inTransaction(prisma, work);
+export async function inPushTransaction<T>(db: TransactionSource, dryRun: boolean, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+  if (!dryRun) return inTransaction(db, work);
   try {
-    await inTransaction(prisma, async (tx) => {
+    await inTransaction(db, async (tx) => {
       throw new DryRunRollback(await work(tx));
     });
   } catch (error) {

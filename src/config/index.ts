@@ -2,7 +2,6 @@ import path from 'node:path';
 import { z } from 'zod';
 import { REGISTRATION_MODES, type RegistrationMode } from '../accounts/registration';
 import { parseNetworkList, type NetworkLists } from '../webhooks/network-policy';
-import { DEFAULT_PUSH_CHUNK_RECORDS } from '../changes/push-chunks';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -62,29 +61,11 @@ const envSchema = z.object({
   /** How long start-up keeps retrying a database that refuses connections before giving up. */
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).default(300_000),
   /**
-   * Embedded store: a write is acknowledged only once its WAL is on stable storage. `false` trades
-   * that for speed: an OS crash or power cut may then lose acknowledged writes or corrupt the store.
+   * Embedded store: a write is acknowledged only once its WAL is on stable storage (PostgreSQL's
+   * synchronous_commit). `false` trades that for speed: an OS crash or power cut may then lose the
+   * last acknowledged writes (never corrupt the store: PostgreSQL still fsyncs its WAL).
    */
   EMBEDDED_FSYNC: z.enum(['true', 'false']).default('true'),
-  /**
-   * Embedded store: PGlite's WebAssembly memory never shrinks; past this many MB the store's thread
-   * recycles the instance between calls (a pause of about a second; ADR 0035). 0 turns it off. The
-   * default is PGlite's size at start: the first growth (to 154 MB) recycles it, which keeps the
-   * peak RSS under 450 MB (411–443 MB in the soak; 160 and 192 did not).
-   */
-  EMBEDDED_MEMORY_CEILING_MB: z.coerce.number().int().min(0).max(4_096).default(128),
-  /**
-   * Embedded store: once it has been quiet this many seconds after work (its statements took at most
-   * 1 % of the time), the store's thread recycles PGlite as at the ceiling, so that the memory a load
-   * left is given back while idle (ADR 0039). 0 turns it off.
-   */
-  EMBEDDED_IDLE_RECYCLE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(15),
-  /**
-   * Embedded store: a stock list longer than this commits in ordered chunks of this many entries,
-   * so that polls are not held behind the whole push (ADR 0040); the answer still comes after the
-   * last chunk. 0 keeps one transaction per push. PostgreSQL always uses one.
-   */
-  EMBEDDED_PUSH_CHUNK_RECORDS: z.coerce.number().int().min(0).max(1_000_000).default(DEFAULT_PUSH_CHUNK_RECORDS),
   /** Largest accepted request body; the batch limits (5,000 products…) sit well below it. */
   MAX_BODY_BYTES: z.coerce
     .number()
@@ -140,9 +121,6 @@ export type AppConfig = {
   workerLeaseMs: number;
   databasePool: { size: number; workerSize: number; timeoutMs: number; statementTimeoutMs: number; connectTimeoutMs: number };
   embeddedFsync: boolean;
-  embeddedMemoryCeilingMb: number;
-  embeddedIdleRecycleMs: number;
-  embeddedPushChunkRecords: number;
   rateLimit: { readPerMinute: number; writePerMinute: number };
   trustProxy: boolean;
   graphqlLimits: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number };
@@ -199,9 +177,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
     },
     embeddedFsync: e.EMBEDDED_FSYNC === 'true',
-    embeddedMemoryCeilingMb: e.EMBEDDED_MEMORY_CEILING_MB,
-    embeddedIdleRecycleMs: e.EMBEDDED_IDLE_RECYCLE_SECONDS * 1000,
-    embeddedPushChunkRecords: e.EMBEDDED_PUSH_CHUNK_RECORDS,
     rateLimit: { readPerMinute: e.RATE_LIMIT_READ_PER_MINUTE, writePerMinute: e.RATE_LIMIT_WRITE_PER_MINUTE },
     trustProxy: e.TRUST_PROXY === 'true',
     graphqlLimits: {

@@ -1,15 +1,14 @@
 import type { z } from 'zod';
 import type { AppConfig } from '../config';
-import type { Database } from '../db/database';
+import type { Store } from '../db/store';
 import type { SecretBox } from '../webhooks/secret-box';
 
 /**
- * What an operation may use. The same context is built by the running server (operations arrive
- * over its control socket, see control-socket.ts) and by the CLI when it opens the store itself
- * (PostgreSQL, or an embedded store no process holds).
+ * What an operation may use: the store the CLI opened (PostgreSQL, the embedded cluster of a
+ * running server, or an embedded store it started itself because no process held it).
  */
 export type ControlContext = {
-  db: Database;
+  db: Store;
   config: AppConfig;
   /** The webhook secret box; loads ENCRYPTION_KEY or the key file in DATA_DIR (creating it) on first use. */
   secrets(): Promise<SecretBox>;
@@ -19,14 +18,10 @@ export type ControlContext = {
    * from their caches within TOKEN_CACHE_TTL_MS).
    */
   announceRevocation(): Promise<string | undefined>;
-  /** Where the operation runs: inside the running server, or in the CLI process. */
-  runsIn: 'server' | 'cli';
 };
 
 /**
- * A named operation of the local control channel. `args` is validated by the CLI before anything
- * opens the store or connects, and again by the server before it runs (never trust a socket).
- * The result must survive JSON: dates as ISO strings, no class instances.
+ * A named operation of the CLI. `args` is validated before anything opens the store or connects.
  */
 export type ControlOperation<Schema extends z.ZodType = z.ZodType, Result = unknown> = {
   name: string;

@@ -3,22 +3,21 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config';
 import { dataDirectoryProblem, PreflightError } from '../config/preflight';
 import { DataDirLockedError } from '../db/data-dir-lock';
-import { openDatabase, type Database } from '../db/database';
+import { openStore, type Store } from '../db/store';
+import { importPgliteStore } from '../backups/pglite-import';
 import { parseInput } from '../errors/zod-details';
-import { createEventHub } from '../events/hub';
+import { announceRevocation } from '../auth/revocation-notices';
 import { createSecretBox, loadEncryptionKey, type SecretBox } from '../webhooks/secret-box';
-import { callControlSocket, NoControlSocket } from './control-client';
 import type { ControlContext, ControlOperation, ResultOf } from './operation';
-import { controlSocketPath } from './protocol';
 
 const RETRY_MS = 500;
 
 /**
  * Runs an operation for the CLI. Its arguments are checked first, before anything connects or
- * opens. On PostgreSQL the CLI opens the database itself (any number of processes may). On the
- * embedded store, which one process holds, it asks the running server over its control socket,
- * or opens the store itself when no process holds it; while another process holds the store
- * without answering (a server still starting, another CLI command) it waits CLI_WAIT_FOR_SERVER_MS.
+ * opens. The CLI opens the store itself: on PostgreSQL as any replica does; on the embedded store
+ * it connects to the cluster of the server that holds DATA_DIR (over the socket in it), or starts
+ * the cluster itself when no process holds it. While the holder has no cluster running yet (a
+ * server still starting, another CLI command) it waits CLI_WAIT_FOR_SERVER_MS.
  */
 export async function runOperation<Op extends ControlOperation>(
   operation: Op,
@@ -26,28 +25,22 @@ export async function runOperation<Op extends ControlOperation>(
   options: { config: AppConfig; logger: Logger; onWait?: (message: string) => void },
 ): Promise<ResultOf<Op>> {
   const args = parseInput(operation.args, rawArgs);
-  const { config, logger } = options;
-  if (config.databaseUrl) return (await runInThisProcess(operation, args, config, logger)) as ResultOf<Op>;
-
-  const socketPath = controlSocketPath(config.dataDir);
+  const { config } = options;
   const deadline = Date.now() + config.cliWaitForServerMs;
   let waiting = false;
   for (;;) {
-    try {
-      return (await callControlSocket(socketPath, operation.name, args)) as ResultOf<Op>;
-    } catch (error) {
-      if (!(error instanceof NoControlSocket)) throw error;
+    if (!config.databaseUrl) {
+      const problem = await dataDirectoryProblem(config.dataDir);
+      if (problem) throw new PreflightError([problem]);
     }
-    const problem = await dataDirectoryProblem(config.dataDir);
-    if (problem) throw new PreflightError([problem]);
     try {
-      return (await runInThisProcess(operation, args, config, logger)) as ResultOf<Op>;
+      return (await runInThisProcess(operation, args, config, options.logger)) as ResultOf<Op>;
     } catch (error) {
       if (!(error instanceof DataDirLockedError)) throw error;
-      if (Date.now() >= deadline) throw new ServerNotAnswering(error, socketPath, config.cliWaitForServerMs);
+      if (Date.now() >= deadline) throw new ServerNotAnswering(error, config.cliWaitForServerMs);
       if (!waiting)
         options.onWait?.(
-          `${config.dataDir} is in use; waiting up to ${Math.round(config.cliWaitForServerMs / 1000)} s for its server to answer…`,
+          `${config.dataDir} is in use; waiting up to ${Math.round(config.cliWaitForServerMs / 1000)} s for its server's database to start…`,
         );
       waiting = true;
     }
@@ -55,12 +48,12 @@ export async function runOperation<Op extends ControlOperation>(
   }
 }
 
-/** The store is held by a process that does not answer on the control socket. */
+/** The store is held by a process whose database does not come up. */
 export class ServerNotAnswering extends Error {
-  constructor(locked: DataDirLockedError, socketPath: string, waitedMs: number) {
+  constructor(locked: DataDirLockedError, waitedMs: number) {
     super(
-      `${locked.message.replace(/ Stop it first,.*$/, '')} and nothing answered on ${socketPath} within ${Math.round(waitedMs / 1000)} s. ` +
-        'A server answers there once it listens; a CLI command holds the store only while it runs. ' +
+      `${locked.message.replace(/ Stop it first,.*$/, '')} and its database did not accept connections within ${Math.round(waitedMs / 1000)} s. ` +
+        'A server starts its database before it listens; a CLI command holds the store only while it runs. ' +
         'If the holder is neither, stop it (or point DATA_DIR elsewhere).',
     );
     this.name = 'ServerNotAnswering';
@@ -68,7 +61,15 @@ export class ServerNotAnswering extends Error {
 }
 
 async function runInThisProcess(operation: ControlOperation, args: unknown, config: AppConfig, logger: Logger): Promise<unknown> {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedFsync: config.embeddedFsync, logger });
+  const db = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    embeddedFsync: config.embeddedFsync,
+    logger,
+    pool: { ...config.databasePool, size: 2 },
+    attachToRunningServer: true,
+    importLegacyStore: importPgliteStore,
+  });
   try {
     // The CLI works on a fresh data directory or database too.
     if (operation.migrateFirst !== false) await db.migrate();
@@ -78,24 +79,16 @@ async function runInThisProcess(operation: ControlOperation, args: unknown, conf
   }
 }
 
-function cliContext(db: Database, config: AppConfig): ControlContext {
+function cliContext(db: Store, config: AppConfig): ControlContext {
   let secrets: Promise<SecretBox> | undefined;
   return {
     db,
     config,
-    runsIn: 'cli',
     secrets: () => (secrets ??= loadEncryptionKey(config).then(createSecretBox)),
     async announceRevocation() {
-      // Without Redis the serving processes on PostgreSQL drop the token within TOKEN_CACHE_TTL_MS.
-      if (!config.redisUrl) return undefined;
-      const events = createEventHub({ redisUrl: config.redisUrl });
-      try {
-        if (!(await events.whenConnected(5_000))) return 'Redis is unreachable: serving replicas drop the token within TOKEN_CACHE_TTL_MS';
-        events.publishRevocation();
-        return undefined;
-      } finally {
-        await events.close();
-      }
+      // Every serving process on this database LISTENs for it (src/auth/revocation-notices.ts).
+      await announceRevocation(db.sql);
+      return undefined;
     },
   };
 }

@@ -3,7 +3,7 @@
  * memory goes away with the thread instead of staying resident in the server for its lifetime.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { migratePostgres } from './database';
+import { migratePostgres } from './migrations';
 
 migratePostgres((workerData as { databaseUrl: string }).databaseUrl).then(
   (applied) => parentPort!.postMessage({ applied }),

@@ -34,8 +34,7 @@ export function postgresPoolConfig(connectionString: string, settings: PoolSetti
  * `timeoutMs` has passed (then the last error is thrown and the process exits).
  */
 export async function waitForPostgres(connectionString: string, options: { timeoutMs: number; logger: Logger }): Promise<void> {
-  const url = new URL(connectionString);
-  const where = { host: url.hostname, port: Number(url.port || 5432), database: url.pathname.slice(1) };
+  const where = describeLocation(connectionString);
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     const client = new Client({ connectionString, connectionTimeoutMillis: 5_000, application_name: 'sync-gateway-startup' });
@@ -63,4 +62,15 @@ export async function waitForPostgres(connectionString: string, options: { timeo
       await client.end().catch(() => undefined);
     }
   }
+}
+
+/**
+ * Host (or, for a Unix socket, its directory: the `host` query parameter), port and database of a
+ * connection string, as pg connects: safe to log, no credentials.
+ */
+export function describeLocation(connectionString: string): { host: string; port: number; database: string } {
+  const url = new URL(connectionString);
+  const host = url.searchParams.get('host') ?? url.hostname;
+  const port = Number(url.searchParams.get('port') ?? (url.port || 5432));
+  return { host, port, database: url.pathname.slice(1) };
 }

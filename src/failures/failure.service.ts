@@ -1,7 +1,6 @@
 import type { Pool } from 'pg';
 import type { PrismaClient, SyncFailure } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
-import { releaseBulkParameters } from '../db/prisma-debug-history';
 import { parseInput } from '../errors/zod-details';
 import type { EventHub } from '../events/hub';
 import type { PageShape } from '../changes/results';
@@ -34,8 +33,8 @@ const REPORT_SQL = `WITH failure AS (
 
 type Stored = { id: number; created_at: Date; deliveries: number };
 
-/** Where a report is stored: on PostgreSQL the pool beneath Prisma (`sql`), as the change lists (ADR 0033). */
-export type FailureStore = { prisma: PrismaClient; sql?: Pool | undefined };
+/** Where a report is stored: the pool beneath Prisma (`sql`), as the change lists (ADR 0033). */
+export type FailureStore = { prisma: PrismaClient; sql: Pool };
 
 /**
  * Stores a failure (open) and one delivery per matching active webhook configuration, in one
@@ -62,12 +61,12 @@ export async function reportFailure(
     directionFor(f.source),
     idempotencyRef,
   ];
-  const row = db.sql ? await viaPool(db.sql, params) : await viaPrisma(db.prisma, params, f.raw_data != null);
+  const row = await viaPool(db.sql, params);
   if (!row) return storedReport(db.prisma, idempotencyRef!);
   const { id, deliveries } = row;
   if (deliveries > 0) {
     events.signalQueueWork();
-    if (db.sql) notifyQueueWork(db.sql);
+    notifyQueueWork(db.sql);
   }
   events.publishFailure({
     event: 'sync_failure',
@@ -82,22 +81,11 @@ export async function reportFailure(
   return { id, status: 'open', deliveries };
 }
 
-/** PostgreSQL: a named prepared statement on the pool, without Prisma's raw-query layer. */
+/** A named prepared statement on the pool, without Prisma's raw-query layer. */
 async function viaPool(pool: Pool, params: unknown[]): Promise<Stored | undefined> {
   const { rows } = await queryPrepared(pool, REPORT_SQL, params);
   const [row] = rows as Array<[number, Date, number]>;
   return row && { id: row[0], created_at: row[1], deliveries: row[2] };
-}
-
-/**
- * The embedded store: the same text as the prepared statement (a constant, every value a
- * placeholder), hence the one `Unsafe` call outside `trackedTable()`.
- */
-async function viaPrisma(prisma: PrismaClient, params: unknown[], bulky: boolean): Promise<Stored | undefined> {
-  const [row] = await prisma.$queryRawUnsafe<Stored[]>(REPORT_SQL, ...params);
-  // raw_data may be megabytes: do not let Prisma's debug history keep it.
-  if (bulky) releaseBulkParameters();
-  return row;
 }
 
 /** The answer the first report under this key gave, as far as it can be told again. */

@@ -28,8 +28,8 @@ export type ServerContext = {
 
 export type RequestContext = {
   prisma: PrismaClient;
-  /** PostgreSQL only: the pool beneath Prisma, for the change lists' prepared statement (ADR 0033). */
-  sql: Pool | undefined;
+  /** The pool beneath Prisma: pushes' transactions and the hot prepared statements (ADR 0033). */
+  sql: Pool;
   logger: Logger;
   requestId: string;
   auth: AuthInfo | null;

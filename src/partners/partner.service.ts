@@ -3,7 +3,7 @@ import { notFound } from '../errors/app-error';
 import type { PageShape, SyncErrorShape, SyncResultShape } from '../changes/results';
 import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type PageArgs } from '../changes/page';
 import { syncResult, validateBatch } from '../changes/tracked.service';
-import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/upsert';
+import { inPushTransaction, type TransactionSource, upsertTracked, type TrackedTableSpec } from '../changes/upsert';
 import { toSourceTime } from '../changes/source-time';
 import type { PushedBy } from '../changes/history-writes';
 import type { SqlRunner } from '../changes/ledger';
@@ -23,14 +23,14 @@ const partnerTable: TrackedTableSpec = {
 const PARTNER_TREE_LOCK = 7_301_001;
 
 export async function syncPartners(
-  prisma: PrismaClient,
+  db: TransactionSource,
   records: readonly unknown[],
   context: string,
   dryRun = false,
   pushedBy: PushedBy = null,
 ): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, partnerInput, { argName: 'partners', maxItems: MAX_PARTNERS_PER_REQUEST });
-  const { reports, order, rejected } = await inPushTransaction(prisma, dryRun, async (tx) => {
+  const { reports, order, rejected } = await inPushTransaction(db, dryRun, async (tx) => {
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${PARTNER_TREE_LOCK}::bigint)`;
     const links = valid.map(({ value }, index) => ({
       index,

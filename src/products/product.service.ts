@@ -2,7 +2,7 @@ import type { PrismaClient, Product } from '../generated/prisma/client';
 import type { PageShape, SyncResultShape } from '../changes/results';
 import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type PageArgs } from '../changes/page';
 import { syncResult, validateBatch } from '../changes/tracked.service';
-import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/upsert';
+import { inPushTransaction, type TransactionSource, upsertTracked, type TrackedTableSpec } from '../changes/upsert';
 import { toSourceTime } from '../changes/source-time';
 import type { PushedBy } from '../changes/history-writes';
 import { upsertPriceItems } from '../pricelists/pricelist.service';
@@ -12,7 +12,7 @@ import { MAX_PRODUCTS_PER_REQUEST, productInput } from './product.input';
 export const productTable: TrackedTableSpec = { table: 'products', columns: [{ name: 'erp_id', sqlType: 'int' }] };
 
 export async function syncProducts(
-  prisma: PrismaClient,
+  db: TransactionSource,
   records: readonly unknown[],
   context: string,
   dryRun = false,
@@ -28,7 +28,7 @@ export async function syncProducts(
     }),
   );
   // One transaction: a product and what was extracted from it are stored together or not at all.
-  const reports = await inPushTransaction(prisma, dryRun, async (tx) => {
+  const reports = await inPushTransaction(db, dryRun, async (tx) => {
     const result = await upsertTracked(tx, productTable, incoming, context, pushedBy);
     // A stale product brings no prices or purchase orders either: they are as old as it is.
     const applied = valid.filter((_v, i) => result.outcomes[i] !== 'skipped');

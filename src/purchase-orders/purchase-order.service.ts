@@ -2,7 +2,7 @@ import type { PrismaClient, PurchaseOrder } from '../generated/prisma/client';
 import type { PageShape, SyncResultShape } from '../changes/results';
 import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type PageArgs } from '../changes/page';
 import { syncResult, validateBatch } from '../changes/tracked.service';
-import { inPushTransaction, upsertTracked, type RecordReport, type TrackedTableSpec } from '../changes/upsert';
+import { inPushTransaction, type TransactionSource, upsertTracked, type RecordReport, type TrackedTableSpec } from '../changes/upsert';
 import { toSourceTime } from '../changes/source-time';
 import type { PushedBy } from '../changes/history-writes';
 import type { SqlRunner } from '../changes/ledger';
@@ -58,7 +58,7 @@ export async function upsertPurchaseOrders(
 }
 
 export async function syncPurchaseOrders(
-  prisma: PrismaClient,
+  db: TransactionSource,
   records: readonly unknown[],
   context: string,
   dryRun = false,
@@ -68,7 +68,7 @@ export async function syncPurchaseOrders(
     argName: 'purchase_orders',
     maxItems: MAX_PURCHASE_ORDERS_PER_REQUEST,
   });
-  const reports = await inPushTransaction(prisma, dryRun, (tx) =>
+  const reports = await inPushTransaction(db, dryRun, (tx) =>
     upsertPurchaseOrders(
       tx,
       valid.map((v) => v.value),

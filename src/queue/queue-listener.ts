@@ -1,99 +1,16 @@
-import { Client } from 'pg';
 import type { Logger } from 'pino';
-import { describeDatabaseError } from '../errors/database-errors';
+import { listenOnChannel, type ChannelListener } from '../events/pg-channel-listener';
 import { QUEUE_CHANNEL } from './queue.service';
 
-export type QueueListener = {
-  /** True while LISTEN is in effect on a live connection. */
-  listening(): boolean;
-  close(): Promise<void>;
-};
+export type QueueListener = ChannelListener;
 
 /** The connection's name in pg_stat_activity (operators and tests find it by this). */
 export const LISTEN_APPLICATION_NAME = 'sync-gateway-listen';
 
-const reconnectDelay = (attempt: number) => Math.min(100 * 2 ** Math.max(0, attempt - 1), 5_000);
-
-/**
- * LISTEN for work queued by other replicas, on a connection of its own that comes back after any
- * database restart or terminated backend: reconnect with backoff (100 ms doubling to 5 s), LISTEN
- * again, then `onWork()` at once, since notifications sent while it was away are gone.
- */
+/** LISTEN for work queued by other replicas; the worker polls meanwhile while the connection is down. */
 export function listenForQueueWork(
   databaseUrl: string,
-  options: {
-    logger: Logger;
-    onWork: () => void;
-    connectTimeoutMs?: number;
-    /** Notifications with this payload are ignored: they come from this process, whose worker was woken already. */
-    ownPayload?: string | undefined;
-  },
+  options: { logger: Logger; onWork: () => void; connectTimeoutMs?: number; ownPayload?: string | undefined },
 ): QueueListener {
-  const { logger, onWork } = options;
-  let closed = false;
-  let client: Client | undefined;
-  let listening = false;
-  let cancelWait: (() => void) | undefined;
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      cancelWait = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-
-  async function keepListening(): Promise<void> {
-    let failures = 0;
-    while (!closed) {
-      const connection = new Client({
-        connectionString: databaseUrl,
-        application_name: LISTEN_APPLICATION_NAME,
-        connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-        keepAlive: true,
-        keepAliveInitialDelayMillis: 10_000,
-      });
-      client = connection;
-      const lost = new Promise<string>((resolve) => {
-        connection.on('error', (error) => resolve(describeDatabaseError(error)));
-        connection.on('end', () => resolve('connection ended'));
-      });
-      connection.on('notification', (notification: { payload?: string | undefined }) => {
-        if (options.ownPayload === undefined || notification.payload !== options.ownPayload) onWork();
-      });
-      try {
-        await connection.connect();
-        await connection.query(`LISTEN ${QUEUE_CHANNEL}`);
-        listening = true;
-        if (failures > 0) logger.info({ attempts: failures }, 'queue LISTEN re-established');
-        failures = 0;
-        onWork();
-        const cause = await lost;
-        listening = false;
-        if (closed) break;
-        logger.warn({ cause }, 'queue LISTEN connection lost; reconnecting');
-      } catch (error) {
-        listening = false;
-        if (closed) break;
-        if (failures === 0)
-          logger.warn({ cause: describeDatabaseError(error) }, 'could not LISTEN for queue work; retrying with backoff, polling meanwhile');
-      }
-      connection.removeAllListeners('notification');
-      void connection.end().catch(() => undefined);
-      failures++;
-      await sleep(reconnectDelay(failures));
-    }
-  }
-
-  const loop = keepListening();
-  return {
-    listening: () => listening,
-    async close() {
-      closed = true;
-      cancelWait?.();
-      await client?.end().catch(() => undefined);
-      await loop;
-    },
-  };
+  return listenOnChannel(databaseUrl, { ...options, channel: QUEUE_CHANNEL, applicationName: LISTEN_APPLICATION_NAME });
 }

@@ -30,7 +30,7 @@ builder.mutationField('resync', (t) =>
     },
     resolve: (_root, args, ctx) => {
       requireAdmin(ctx);
-      return resync(ctx.prisma, args, args.dry_run === true);
+      return resync(ctx, args, args.dry_run === true);
     },
   }),
 );
@@ -120,7 +120,7 @@ builder.mutationField('reconcile', (t) =>
     resolve: (_root, args, ctx) => {
       // The same effect as the resync mutation, so the same role: comparing stays open to the webshop's token.
       if (args.resync === true) requireAdmin(ctx);
-      return reconcile(ctx.prisma, args.entityType, args);
+      return reconcile(ctx, args.entityType, args);
     },
   }),
 );

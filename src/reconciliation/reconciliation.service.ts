@@ -2,6 +2,7 @@ import { trackedTable } from '../changes/ledger';
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
 import type { PrismaClient } from '../generated/prisma/client';
+import type { StoreClients } from '../db/store';
 import { AppError, validationFailed, type ErrorDetail } from '../errors/app-error';
 import { replayRows } from '../changes/resync';
 import { inTransaction } from '../changes/upsert';
@@ -91,7 +92,8 @@ export type ReconcileResult = {
  * not compared (their data is newer than what the webshop acknowledged). `resync` marks the
  * missing and mismatched ones pending again in the same call.
  */
-export async function reconcile(prisma: PrismaClient, entityTypeName: string, request: ReconcileRequest): Promise<ReconcileResult> {
+export async function reconcile(db: StoreClients, entityTypeName: string, request: ReconcileRequest): Promise<ReconcileResult> {
+  const { prisma } = db;
   const entityType = entityTypeOf(entityTypeName, 'entityType', DIGESTED_TYPES);
   const table = tableOfType(entityType);
   const items = checkItems(request.items);
@@ -145,7 +147,7 @@ export async function reconcile(prisma: PrismaClient, entityTypeName: string, re
   if (request.resync) {
     const replay = [...result.missing, ...result.mismatched.map((m) => m.external_id)];
     const selection = selectionOf(entityType, { external_ids: replay });
-    result.resynced = replay.length === 0 ? 0 : await inTransaction(prisma, (tx) => replayRows(tx, table, selection));
+    result.resynced = replay.length === 0 ? 0 : await inTransaction(db, (tx) => replayRows(tx, table, selection));
   }
   return result;
 }

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../generated/prisma/client';
+import type { StoreClients } from '../db/store';
 import { AppError, validationFailed, type ErrorDetail } from '../errors/app-error';
 import { countRows, replayRows, type ResyncSelection } from '../changes/resync';
 import { inTransaction } from '../changes/upsert';
@@ -22,12 +22,12 @@ export type ResyncRequest = {
  * one statement per entity type, in one transaction. Stock entries and price items match
  * external_ids by their product_external_id. `preview` counts without writing.
  */
-export async function resync(prisma: PrismaClient, request: ResyncRequest, preview = false): Promise<{ resynced: number }> {
+export async function resync(db: StoreClients, request: ResyncRequest, preview = false): Promise<{ resynced: number }> {
   const entityType = entityTypeOf(request.entity_type, 'entity_type');
   const selection = selectionOf(entityType, request);
   const table = tableOfType(entityType);
-  if (preview) return { resynced: await countRows(prisma, table, selection) };
-  return { resynced: await inTransaction(prisma, (tx) => replayRows(tx, table, selection)) };
+  if (preview) return { resynced: await countRows(db.prisma, table, selection) };
+  return { resynced: await inTransaction(db, (tx) => replayRows(tx, table, selection)) };
 }
 
 export function selectionOf(entityType: EntityType, request: Omit<ResyncRequest, 'entity_type'>): ResyncSelection {

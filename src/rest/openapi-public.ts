@@ -59,7 +59,7 @@ export function publicPaths(rateLimitHeaders: Json): Json {
           {
             type: 'object',
             required: ['status', 'backend'],
-            properties: { status: { type: 'string', enum: ['ok'] }, backend: { type: 'string', enum: ['pglite', 'postgresql'] } },
+            properties: { status: { type: 'string', enum: ['ok'] }, backend: { type: 'string', enum: ['embedded', 'postgresql'] } },
           },
           false,
         ),

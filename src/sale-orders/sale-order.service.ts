@@ -2,7 +2,7 @@ import type { PrismaClient, SaleOrder } from '../generated/prisma/client';
 import type { PageShape, SyncResultShape } from '../changes/results';
 import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type PageArgs } from '../changes/page';
 import { syncResult, validateBatch } from '../changes/tracked.service';
-import { inPushTransaction, upsertTracked, type TrackedTableSpec } from '../changes/upsert';
+import { inPushTransaction, type TransactionSource, upsertTracked, type TrackedTableSpec } from '../changes/upsert';
 import { toSourceTime } from '../changes/source-time';
 import type { PushedBy } from '../changes/history-writes';
 import { MAX_SALE_ORDERS_PER_REQUEST, saleOrderInput, type SaleOrderDirection } from './sale-order.input';
@@ -17,7 +17,7 @@ const saleOrderTable: TrackedTableSpec = {
 };
 
 export async function syncSaleOrders(
-  prisma: PrismaClient,
+  db: TransactionSource,
   records: readonly unknown[],
   context: string,
   dryRun = false,
@@ -33,7 +33,7 @@ export async function syncSaleOrders(
     fields,
     sourceUpdatedAt: toSourceTime(source_updated_at),
   }));
-  const { reports } = await inPushTransaction(prisma, dryRun, (tx) => upsertTracked(tx, saleOrderTable, incoming, context, pushedBy));
+  const { reports } = await inPushTransaction(db, dryRun, (tx) => upsertTracked(tx, saleOrderTable, incoming, context, pushedBy));
   const indexed = reports.map((r, i) => ({ ...r, index: valid[i]!.index, externalId: valid[i]!.value.external_id }));
   return syncResult(indexed, errors, { argName: 'sale_orders', dryRun });
 }

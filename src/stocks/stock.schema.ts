@@ -67,4 +67,4 @@ builder.prismaObjectField('Product', 'stock', (t) =>
   }),
 );
 
-registerTrackedOperations(stockEntity, (prisma, records, _context, dryRun) => syncStocks(prisma, records, dryRun));
+registerTrackedOperations(stockEntity, (db, records, _context, dryRun) => syncStocks(db, records, dryRun));

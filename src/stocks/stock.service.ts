@@ -3,8 +3,7 @@ import { notFound } from '../errors/app-error';
 import type { PageShape, SyncResultShape } from '../changes/results';
 import { changeListPage, fetchPage, type ChangeListSource, type PageArgs } from '../changes/page';
 import { syncResult, validateBatch, type IndexedReport } from '../changes/tracked.service';
-import { inPushTransaction } from '../changes/upsert';
-import { inChunks, oneAtATime, pushChunkRecords } from '../changes/push-chunks';
+import { inPushTransaction, type TransactionSource } from '../changes/upsert';
 import { isStale, toSourceTime } from '../changes/source-time';
 import { trackedTable, type SqlRunner } from '../changes/ledger';
 import { takeChangeClock } from '../changes/change-clock';
@@ -17,7 +16,7 @@ import { MAX_STOCKS_PER_REQUEST, stockInput, type StockInput } from './stock.inp
  * entries are not touched at all. An entry older (source_updated_at) than the stored one is
  * skipped (ADR 0027); a dry run rolls everything back (ADR 0028).
  */
-export async function syncStocks(prisma: PrismaClient, records: readonly unknown[], dryRun = false): Promise<SyncResultShape> {
+export async function syncStocks(db: TransactionSource, records: readonly unknown[], dryRun = false): Promise<SyncResultShape> {
   const { valid, errors } = validateBatch(records, stockInput, { argName: 'stocks', maxItems: MAX_STOCKS_PER_REQUEST });
   // Later entries for the same (supplier, product) win, field by field, unless older at the source.
   const byKey = new Map<string, Keyed>();
@@ -39,18 +38,7 @@ export async function syncStocks(prisma: PrismaClient, records: readonly unknown
   const keyed = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
   // Stored rows are read (and every entry reported one by one) when a time was sent, or in a dry run.
   const needStored = dryRun || keyed.some((k) => k.sourceTime !== undefined);
-  // On the embedded store a large list commits in ordered chunks, each key in exactly one (it was
-  // folded above), so that polls get the store between them (ADR 0040). Stock pushes still apply
-  // one after another, whole; the answer is sent only after the last chunk committed; a dry run
-  // stays one rolled-back transaction.
-  const chunkRecords = pushChunkRecords(prisma);
-  const write = async () => {
-    for (const chunk of inChunks(keyed, dryRun ? 0 : chunkRecords)) {
-      if (chunk.length === 0) continue;
-      reports.push(...(await inPushTransaction(prisma, dryRun, (tx) => writeStocks(tx, chunk, needStored))));
-    }
-  };
-  await (chunkRecords > 0 ? oneAtATime(prisma, 'stocks', write) : write());
+  if (keyed.length > 0) reports.push(...(await inPushTransaction(db, dryRun, (tx) => writeStocks(tx, keyed, needStored))));
   return syncResult(reports, errors, { argName: 'stocks', dryRun });
 }
 

@@ -34,7 +34,7 @@ describe('admin console in Chromium', () => {
 
   beforeAll(async () => {
     requireConsoleAndChromium();
-    db = await openTestDatabase('pglite');
+    db = await openTestDatabase('embedded');
     // A receiver that is gone for sync_failure events and answers test events.
     receiver = await startReceiver((request) =>
       request.body.includes('"webhook.test"')

@@ -23,7 +23,7 @@ describe('the admin console under /admin', () => {
   let dir: string;
   beforeAll(async () => {
     dir = fakeBuild();
-    db = await openTestDatabase('pglite');
+    db = await openTestDatabase('embedded');
     api = await startTestServer(db, { consoleDir: dir });
   });
   afterAll(async () => {

@@ -33,7 +33,7 @@ describe('console history page in Chromium', () => {
 
   beforeAll(async () => {
     requireConsoleAndChromium();
-    db = await openTestDatabase('pglite');
+    db = await openTestDatabase('embedded');
     api = await startTestServer(db);
     await createAdminAccount(db.prisma, ADMIN);
     await push([

@@ -21,7 +21,7 @@ describe('console reconciliation page in Chromium', () => {
 
   beforeAll(async () => {
     requireConsoleAndChromium();
-    db = await openTestDatabase('pglite');
+    db = await openTestDatabase('embedded');
     api = await startTestServer(db);
     await createAdminAccount(db.prisma, ADMIN);
     await api.request('POST', '/api/v1/products', {

@@ -80,7 +80,7 @@ describe.each(backends)('the acknowledgement ledger on %s', (backend) => {
         const lastListed = new Map<Reader, Shown[]>(READERS.map((r) => [r, []]));
 
         const runSync = async (c: Sync) => {
-          const result = await syncProducts(db.prisma, [{ external_id: c.externalId, ...c.fields }], 'erp_sync');
+          const result = await syncProducts(db, [{ external_id: c.externalId, ...c.fields }], 'erp_sync');
           expect(result.success).toBe(true);
           truth.set(c.externalId, mergeFields(truth.get(c.externalId) ?? {}, c.fields));
         };
@@ -134,7 +134,7 @@ describe.each(backends)('the acknowledgement ledger on %s', (backend) => {
           }
         }
       }),
-      { numRuns: backend === 'pglite' ? 150 : 60 },
+      { numRuns: backend === 'embedded' ? 150 : 60 },
     );
   });
 });

@@ -23,10 +23,10 @@ describe.each(backends)('change list pages on %s', (backend) => {
   beforeAll(async () => {
     db = await openTestDatabase(backend);
     const ok = (r: { errors: unknown[] }) => expect(r.errors).toEqual([]);
-    ok(await syncPartners(db.prisma, [{ external_id: 'S1', name: 'Supplier', type: 'B' }], 'erp_sync'));
+    ok(await syncPartners(db, [{ external_id: 'S1', name: 'Supplier', type: 'B' }], 'erp_sync'));
     ok(
       await syncProducts(
-        db.prisma,
+        db,
         Array.from({ length: 3 }, (_, i) => ({
           external_id: `P${i}`,
           erp_id: i,
@@ -49,7 +49,7 @@ describe.each(backends)('change list pages on %s', (backend) => {
     );
     ok(
       await syncSaleOrders(
-        db.prisma,
+        db,
         [
           { external_id: 'SO-in', direction: 'inbound', lines: [] },
           { external_id: 'SO-out', direction: 'outbound', lines: [] },
@@ -57,7 +57,7 @@ describe.each(backends)('change list pages on %s', (backend) => {
         'erp_sync',
       ),
     );
-    ok(await syncStocks(db.prisma, [{ supplier_external_id: 'S1', product_external_id: 'P0', quantity: -3.5, purchase_price: 1.25 }]));
+    ok(await syncStocks(db, [{ supplier_external_id: 'S1', product_external_id: 'P0', quantity: -3.5, purchase_price: 1.25 }]));
   });
   afterAll(() => db?.close());
 
@@ -119,23 +119,6 @@ describe.each(backends)('change list pages on %s', (backend) => {
     expect(inbound.meta.total).toBe(1);
   });
 
-  it('reads the same rows through the pg pool as through Prisma', async () => {
-    if (!db.sql) return; // PGlite has one path
-    const oldest = await db.prisma.product.findFirstOrThrow({ orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }] });
-    const cases: Array<[TrackedTableName, Parameters<typeof changeListPage>[3], Record<string, string>?]> = [
-      ...(Object.keys(prismaRows) as TrackedTableName[]).map((t): [TrackedTableName, object] => [t, { limit: 500 }]),
-      ['products', { since: new Date(oldest.updatedAt.getTime() - 1) }],
-      ['products', { since: oldest.updatedAt, after_id: oldest.id, limit: 1 }],
-      ['sale_orders', { limit: 5 }, { direction: 'outbound' }],
-    ];
-    for (const [table, args, filter] of cases) {
-      const viaPrisma = await changeListPage({ prisma: db.prisma }, table, READER, args, filter);
-      const viaPool = await changeListPage(db, table, READER, args, filter);
-      expect(viaPool).toEqual(viaPrisma);
-      expect(viaPool.payload.length).toBeGreaterThan(0);
-    }
-  });
-
   it('reads a date column as UTC midnight, as Prisma does, whatever the time zone', () => {
     // Jest cannot change the process's zone; pg's own parser would give local midnight.
     const parseDate = prismaShapes.getTypeParser(1082, 'text');
@@ -144,7 +127,6 @@ describe.each(backends)('change list pages on %s', (backend) => {
   });
 
   it('prepares the statement afresh when a migration changes the table under it', async () => {
-    if (!db.sql) return;
     const before = await changeListPage(db, 'products', READER, { limit: 1 });
     // A column no change record shows leaves the answer as it was.
     await db.prisma.$executeRawUnsafe(`ALTER TABLE products ADD COLUMN extra_note text`);

@@ -69,11 +69,11 @@ describe.each(backends)('pending counts on %s', (backend) => {
 
   it('stay exact through every write path', async () => {
     const { prisma } = db;
-    ok(await syncPartners(prisma, [{ external_id: 'S1', name: 'Supplier', type: 'B' }], 'erp_sync'));
-    ok(await syncProducts(prisma, [product(1), product(2), product(3)], 'erp_sync'));
+    ok(await syncPartners(db, [{ external_id: 'S1', name: 'Supplier', type: 'B' }], 'erp_sync'));
+    ok(await syncProducts(db, [product(1), product(2), product(3)], 'erp_sync'));
     ok(
       await syncSaleOrders(
-        prisma,
+        db,
         [
           { external_id: 'SO1', direction: 'inbound', lines: [] },
           { external_id: 'SO2', direction: 'outbound', lines: [] },
@@ -82,7 +82,7 @@ describe.each(backends)('pending counts on %s', (backend) => {
         'erp_sync',
       ),
     );
-    ok(await syncStocks(prisma, [{ supplier_external_id: 'S1', product_external_id: 'P1', quantity: 3 }]));
+    ok(await syncStocks(db, [{ supplier_external_id: 'S1', product_external_id: 'P1', quantity: 3 }]));
     expect(await expectExact(prisma)).toMatchObject({ 'products/': 3, 'sale_orders/inbound': 1, 'sale_orders/outbound': 2 });
 
     // Every list's total, with and without its filter, comes from the counters and is right.
@@ -109,20 +109,20 @@ describe.each(backends)('pending counts on %s', (backend) => {
     expect(await expectExact(prisma)).not.toHaveProperty('sale_orders/outbound');
 
     // A change moves a sale order between directions; an identical push changes nothing.
-    ok(await syncSaleOrders(prisma, [{ external_id: 'SO2', direction: 'inbound', lines: [] }], 'erp_sync'));
-    ok(await syncProducts(prisma, [product(1)], 'erp_sync'));
+    ok(await syncSaleOrders(db, [{ external_id: 'SO2', direction: 'inbound', lines: [] }], 'erp_sync'));
+    ok(await syncProducts(db, [product(1)], 'erp_sync'));
     expect(await expectExact(prisma)).toMatchObject({ 'sale_orders/inbound': 1 });
 
     // A stale push (older source_updated_at) is skipped; a newer one counts again.
-    ok(await syncProducts(prisma, [{ ...product(2, 5), source_updated_at: '2026-11-02T00:00:00Z' }], 'erp_sync'));
+    ok(await syncProducts(db, [{ ...product(2, 5), source_updated_at: '2026-11-02T00:00:00Z' }], 'erp_sync'));
     const afterNewer = await expectExact(prisma);
-    const stale = await syncProducts(prisma, [{ ...product(2, 7), source_updated_at: '2026-11-01T00:00:00Z' }], 'erp_sync');
+    const stale = await syncProducts(db, [{ ...product(2, 7), source_updated_at: '2026-11-01T00:00:00Z' }], 'erp_sync');
     expect(stale.errors).toMatchObject([{ code: 'STALE' }]);
     expect(await expectExact(prisma)).toEqual(afterNewer);
 
     // Resync marks records pending again, per entity type and per direction.
-    await resync(prisma, { entity_type: 'product' });
-    await resync(prisma, { entity_type: 'sale_order', direction: 'outbound' });
+    await resync(db, { entity_type: 'product' });
+    await resync(db, { entity_type: 'sale_order', direction: 'outbound' });
     expect(await expectExact(prisma)).toMatchObject({ 'products/': 3, 'sale_orders/outbound': 1 });
 
     // Deletes and TRUNCATE (no API does either today; an operator might).
@@ -147,10 +147,10 @@ describe.each(backends)('pending counts on %s', (backend) => {
     const { prisma } = db;
     const deltas = () => prisma.$queryRawUnsafe<unknown[]>(`SELECT * FROM pending_count_deltas ORDER BY id`);
     const before = { state: await expectExact(prisma), deltas: await deltas() };
-    const result = await syncProducts(prisma, [product(50), product(1, 99)], 'erp_sync', true);
+    const result = await syncProducts(db, [product(50), product(1, 99)], 'erp_sync', true);
     ok(result);
     expect(result.created).toBe(1);
-    ok(await syncStocks(prisma, [{ supplier_external_id: 'S1', product_external_id: 'P1', quantity: 8 }], true));
+    ok(await syncStocks(db, [{ supplier_external_id: 'S1', product_external_id: 'P1', quantity: 8 }], true));
     expect({ state: await expectExact(prisma), deltas: await deltas() }).toEqual(before);
   });
 
@@ -162,14 +162,14 @@ describe.each(backends)('pending counts on %s', (backend) => {
     // round also creates rows of its own.
     ok(
       await syncProducts(
-        prisma,
+        db,
         Array.from({ length: 60 }, (_, i) => product(100 + i)),
         'erp_sync',
       ),
     );
     ok(
       await syncSaleOrders(
-        prisma,
+        db,
         Array.from({ length: 15 }, (_, i) => ({ external_id: `SOC${i}`, direction: 'inbound', lines: [] })),
         'erp_sync',
       ),
@@ -189,10 +189,10 @@ describe.each(backends)('pending counts on %s', (backend) => {
         ...Array.from({ length: 40 }, (_, i) => product(100 + ((i * 7 + round * 13) % 60), (i + round) % 2)),
         ...Array.from({ length: 5 }, (_, i) => product(1000 + round * 10 + i)),
       ];
-      ok(await syncProducts(prisma, batch, 'erp_sync'));
+      ok(await syncProducts(db, batch, 'erp_sync'));
       ok(
         await syncSaleOrders(
-          prisma,
+          db,
           Array.from({ length: 10 }, (_, i) => ({
             external_id: `SOC${(i + round) % 15}`,
             direction: (i + round) % 3 === 0 ? 'inbound' : 'outbound',
@@ -216,8 +216,7 @@ describe.each(backends)('pending counts on %s', (backend) => {
       for (let round = 0; round < 6; round++) {
         work.push(push(round));
         for (const reader of readers) work.push(pollAndAck(reader, round));
-        if (round === 3)
-          work.push(resync(prisma, { entity_type: 'product' }), resync(prisma, { entity_type: 'sale_order', direction: 'inbound' }));
+        if (round === 3) work.push(resync(db, { entity_type: 'product' }), resync(db, { entity_type: 'sale_order', direction: 'inbound' }));
       }
       await Promise.all(work);
     } finally {

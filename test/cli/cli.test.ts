@@ -12,7 +12,7 @@ import { startReceiver } from '../support/receiver';
  */
 const CLI_TEST_TIMEOUT_MS = 600_000;
 
-describe('sync-gateway CLI and server process (embedded PGlite)', () => {
+describe('sync-gateway CLI and server process (embedded PostgreSQL)', () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
 
@@ -63,7 +63,7 @@ describe('sync-gateway CLI and server process (embedded PGlite)', () => {
       });
       expect(await pushed.json()).toMatchObject({ created: 1 });
 
-      // The running server holds the store and answers the CLI over its control socket.
+      // The running server holds the store; the CLI connects to its cluster through the socket in DATA_DIR.
       const whileServing = await run('token', 'list');
       expect(whileServing).toMatchObject({ code: 0, stderr: '' });
       expect(whileServing.stdout).toMatch(/erp/);
@@ -197,7 +197,6 @@ describe('sync-gateway CLI and server process (embedded PGlite)', () => {
           expect(refused.code).toBe(1);
           expect(refused.stderr).toMatch(/--url: Deliveries to this address are refused: 127\.0\.0\.1 is a loopback address/);
           expect((await run('webhook', 'remove', id)).code).toBe(0);
-          expect(server.output()).toMatch(/"operation":"webhook.test"/);
         } finally {
           await receiver.close();
         }

@@ -29,12 +29,6 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(/DATABASE_POOL_SIZE/);
   });
 
-  it('chunks large embedded stock pushes by 500 unless told otherwise (ADR 0040)', () => {
-    expect(loadConfig({}).embeddedPushChunkRecords).toBe(500);
-    expect(loadConfig({ EMBEDDED_PUSH_CHUNK_RECORDS: '0' }).embeddedPushChunkRecords).toBe(0);
-    expect(() => loadConfig({ EMBEDDED_PUSH_CHUNK_RECORDS: '-1' })).toThrow(/EMBEDDED_PUSH_CHUNK_RECORDS/);
-  });
-
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', PORT: '' })).toMatchObject({ databaseUrl: undefined, port: 4000 });
   });

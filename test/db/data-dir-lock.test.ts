@@ -5,7 +5,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { DataDirLockedError, lockDataDir } from '../../src/db/data-dir-lock';
 import { holderFile, lockIdentity, startTicks, type LockHolder } from '../../src/db/lock-holder';
-import { openDatabase } from '../../src/db/database';
+import { openStore } from '../../src/db/store';
 import { ROOT } from '../support/process';
 
 describe('embedded data directory', () => {
@@ -18,15 +18,15 @@ describe('embedded data directory', () => {
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
   it('refuses a second opener while held, and keeps the data across a restart', async () => {
-    const first = await openDatabase({ dataDir, logger });
+    const first = await openStore({ dataDir, logger });
     await first.migrate();
     await first.prisma.product.create({ data: { externalId: 'KEEP' } });
 
-    await expect(openDatabase({ dataDir, logger })).rejects.toBeInstanceOf(DataDirLockedError);
-    await expect(openDatabase({ dataDir, logger })).rejects.toThrow(/in use by another sync-gateway process/);
+    await expect(openStore({ dataDir, logger })).rejects.toBeInstanceOf(DataDirLockedError);
+    await expect(openStore({ dataDir, logger })).rejects.toThrow(/in use by another sync-gateway process/);
 
     await first.close();
-    const second = await openDatabase({ dataDir, logger });
+    const second = await openStore({ dataDir, logger });
     try {
       expect(await second.migrate()).toEqual([]);
       expect(await second.prisma.product.findUnique({ where: { externalId: 'KEEP' } })).not.toBeNull();

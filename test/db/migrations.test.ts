@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { diffMigrationsToSchema, MIGRATIONS_DIR, readMigrationList } from '../../src/db/migrator';
+import { MIGRATIONS_DIR, readMigrationList } from '../../src/db/migrator';
+import { diffMigrationsToSchema } from '../../scripts/migration-authoring';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
 
 describe('migrations', () => {

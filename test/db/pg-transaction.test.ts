@@ -1,20 +1,17 @@
-import { openTestDatabase, type TestDatabase } from '../support/database';
-import { attachedPool, inPgTransaction } from '../../src/db/pg-transaction';
+import { backends, openTestDatabase, type TestDatabase } from '../support/database';
+import { inPgTransaction } from '../../src/db/pg-transaction';
 import { inTransaction } from '../../src/changes/upsert';
 
 /**
- * Pushes on PostgreSQL run their transactions on the pg pool directly (src/db/pg-transaction.ts).
- * What they rely on: the values come back as Prisma's raw queries return them, a throw rolls
- * everything back, and the connection goes back to the pool either way.
+ * Pushes run their transactions on the store's pg pool directly (src/db/pg-transaction.ts), on
+ * either backend. What they rely on: the values come back as Prisma's raw queries return them, a
+ * throw rolls everything back, and the connection goes back to the pool either way.
  */
-const describeWithPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
-if (!process.env.TEST_DATABASE_URL) console.warn('pg-transaction tests skipped: TEST_DATABASE_URL is not set');
-
-describeWithPostgres('push transactions on the pg pool (PostgreSQL)', () => {
+describe.each(backends)('push transactions on the pg pool on %s', (backend) => {
   let db: TestDatabase;
 
   beforeAll(async () => {
-    db = await openTestDatabase('postgresql');
+    db = await openTestDatabase(backend);
   }, 120_000);
   afterAll(async () => {
     await db.close();
@@ -26,7 +23,7 @@ describeWithPostgres('push transactions on the pg pool (PostgreSQL)', () => {
 
   it('answers the values Prisma raw queries answer', async () => {
     const viaPrisma = await db.prisma.$queryRawUnsafe<unknown[]>(SHAPES, 'param');
-    const viaPool = await inPgTransaction(db.sql!, (tx) => tx.$queryRawUnsafe<unknown[]>(SHAPES, 'param'));
+    const viaPool = await inPgTransaction(db.sql, (tx) => tx.$queryRawUnsafe<unknown[]>(SHAPES, 'param'));
     expect(viaPool).toEqual(viaPrisma);
     expect(viaPool).toEqual([
       {
@@ -45,11 +42,11 @@ describeWithPostgres('push transactions on the pg pool (PostgreSQL)', () => {
   });
 
   it('refuses a column type whose Prisma shape it does not map, rather than answer another shape', async () => {
-    await expect(inPgTransaction(db.sql!, (tx) => tx.$queryRawUnsafe('SELECT 1::bigint AS big'))).rejects.toThrow(/big has type oid 20/);
+    await expect(inPgTransaction(db.sql, (tx) => tx.$queryRawUnsafe('SELECT 1::bigint AS big'))).rejects.toThrow(/big has type oid 20/);
   });
 
   it('commits what the work wrote and counts the rows a statement changed', async () => {
-    const changed = await inPgTransaction(db.sql!, async (tx) => {
+    const changed = await inPgTransaction(db.sql, async (tx) => {
       await tx.$executeRawUnsafe(`INSERT INTO change_clocks (name, stamp) VALUES ('pg-tx-commit', now())`);
       return tx.$executeRawUnsafe(`UPDATE change_clocks SET stamp = stamp + interval '1 ms' WHERE name LIKE 'pg-tx-%'`);
     });
@@ -60,7 +57,7 @@ describeWithPostgres('push transactions on the pg pool (PostgreSQL)', () => {
   });
 
   it('rolls back everything when the work throws, and returns the connection to the pool', async () => {
-    const pool = db.sql!;
+    const pool = db.sql;
     const failure = new Error('the push failed half-way');
     await expect(
       inPgTransaction(pool, async (tx) => {
@@ -76,7 +73,7 @@ describeWithPostgres('push transactions on the pg pool (PostgreSQL)', () => {
   });
 
   it('survives losing its connection mid-transaction: the push fails, the process and the pool carry on', async () => {
-    const pool = db.sql!;
+    const pool = db.sql;
     await expect(
       inPgTransaction(pool, async (tx) => {
         const [own] = await tx.$queryRawUnsafe<Array<{ pid: number }>>('SELECT pg_backend_pid() AS pid');
@@ -90,10 +87,15 @@ describeWithPostgres('push transactions on the pg pool (PostgreSQL)', () => {
     expect(await inPgTransaction(pool, (tx) => tx.$queryRawUnsafe('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
   });
 
-  it('is the path inTransaction takes for a client opened on PostgreSQL: Prisma sees none of it', async () => {
-    expect(attachedPool(db.prisma)).toBe(db.sql);
-    const before = db.queryCount();
-    expect(await inTransaction(db.prisma, (tx) => tx.$queryRawUnsafe('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
-    expect(db.queryCount()).toBe(before);
+  it("is the path inTransaction takes: the store's pool, Prisma sees none of it", async () => {
+    const connect = jest.spyOn(db.sql, 'connect');
+    try {
+      const before = db.queryCount();
+      expect(await inTransaction(db, (tx) => tx.$queryRawUnsafe('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
+      expect(connect).toHaveBeenCalledTimes(1);
+      expect(db.queryCount()).toBe(before);
+    } finally {
+      connect.mockRestore();
+    }
   });
 });

@@ -3,45 +3,47 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Client } from 'pg';
 import { createPostgresDatabase } from '../support/database';
+import { databaseUrl } from '../support/global-setup';
 import { ROOT, runCli } from '../support/process';
 
 /**
  * A replica started while its database is full waits, says why on every attempt, and starts when
  * connections free up. "Full" is a role's CONNECTION LIMIT (a superuser ignores limits), held by
- * the test's own connections.
+ * the test's own connections. Once per run, on the embedded test cluster (DATABASE_URL over its
+ * Unix socket: the URL's `host` parameter is where the server is).
  */
-const describeWithPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
-if (!process.env.TEST_DATABASE_URL) console.warn('startup-wait tests skipped: TEST_DATABASE_URL is not set');
-
 const LIMIT = 20;
 
-describeWithPostgres('starting against a full database (PostgreSQL)', () => {
+describe('starting against a full database', () => {
   const role = `sgw_limited_${randomBytes(4).toString('hex')}`;
+  // The cluster asks every role for a password (scram-sha-256).
+  const password = randomBytes(12).toString('hex');
   let database: { url: string; drop(): Promise<void> };
   let admin: Client;
   let limitedUrl: string;
 
   beforeAll(async () => {
-    database = await createPostgresDatabase();
+    database = await createPostgresDatabase('embedded');
     const env = { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
     expect((await runCli(env, ['migrate'])).code).toBe(0);
     const name = new URL(database.url).pathname.slice(1);
     admin = new Client({ connectionString: database.url });
     await admin.connect();
-    await admin.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT ${LIMIT}`);
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}' CONNECTION LIMIT ${LIMIT}`);
     await admin.query(`GRANT CONNECT ON DATABASE ${name} TO ${role}`);
     await admin.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
     await admin.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`);
     await admin.query(`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
     const url = new URL(database.url);
     url.username = role;
+    url.password = password;
     limitedUrl = url.toString();
   }, 120_000);
 
   afterAll(async () => {
     await admin?.end();
     await database?.drop();
-    const c = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+    const c = new Client({ connectionString: databaseUrl(database.url, 'postgres') });
     await c.connect();
     await c.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
     await c.end();
@@ -90,8 +92,10 @@ describeWithPostgres('starting against a full database (PostgreSQL)', () => {
     try {
       await waitFor(() => lines().filter((l) => l.msg?.toString().includes('retrying')).length >= 2, 30_000, 'two retry lines');
       const retry = lines().find((l) => l.msg?.toString().includes('retrying'))!;
-      expect(retry).toMatchObject({ host: '127.0.0.1', port: 5432, cause: expect.stringMatching(/^53300: too many connections/) });
-      expect(retry.msg).toMatch(/^database 127\.0\.0\.1:5432 unreachable \(53300: too many connections\); retrying$/);
+      // Where the connection goes: the socket directory the URL's host parameter names, on port 5432.
+      const host = new URL(limitedUrl).searchParams.get('host')!;
+      expect(retry).toMatchObject({ host, port: 5432, cause: expect.stringMatching(/^53300: too many connections/) });
+      expect(retry.msg).toBe(`database ${host}:5432 unreachable (53300: too many connections); retrying`);
       expect(output).not.toContain('sync-gateway listening');
 
       await Promise.all(held.splice(0).map((c) => c.end()));

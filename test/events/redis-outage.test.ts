@@ -64,7 +64,7 @@ describeWithRedis('a Redis outage', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    db = await openTestDatabase('pglite');
+    db = await openTestDatabase('embedded');
     limiterClient = createRedisClient(redis.url, 'rate-limit', logger);
     const events = createEventHub({ redisUrl: redis.url, logger });
     const limiterHealth = redisHealth([limiterClient]);

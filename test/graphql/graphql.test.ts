@@ -98,12 +98,12 @@ describe('unexpected errors', () => {
   const logLines: string[] = [];
 
   beforeAll(async () => {
-    db = await openTestDatabase('pglite');
-    // Fault injection at the database edge: every raw statement (the change lists read with one)
-    // fails as a broken disk would.
-    const prisma = new Proxy(db.prisma, {
+    db = await openTestDatabase('embedded');
+    // Fault injection at the database edge: every query on the pool (the change lists read with
+    // one prepared statement there) fails as a broken disk would.
+    const sql = new Proxy(db.sql, {
       get(target, prop) {
-        if (prop === '$queryRawUnsafe') return () => Promise.reject(new Error('disk on fire at /var/lib/secret'));
+        if (prop === 'query') return () => Promise.reject(new Error('disk on fire at /var/lib/secret'));
         return Reflect.get(target, prop);
       },
     });
@@ -113,7 +113,7 @@ describe('unexpected errors', () => {
         done();
       },
     });
-    api = await startTestServer({ ...db, prisma }, { logger: pino({ level: 'error' }, sink) });
+    api = await startTestServer({ ...db, sql }, { logger: pino({ level: 'error' }, sink) });
   });
   afterAll(async () => {
     await api?.close();

@@ -6,7 +6,7 @@ describe('request guards (embedded store)', () => {
   let api: TestServer;
 
   beforeAll(async () => {
-    db = await openTestDatabase('pglite');
+    db = await openTestDatabase('embedded');
     api = await startTestServer(db, { maxBodyBytes: 64 * 1024, corsOrigins: ['https://shop.example'] });
   });
   afterAll(async () => {
@@ -69,7 +69,7 @@ describe('request guards (embedded store)', () => {
 
 describe('CORS by default', () => {
   it('is off', async () => {
-    const db = await openTestDatabase('pglite');
+    const db = await openTestDatabase('embedded');
     const api = await startTestServer(db);
     try {
       const res = await fetch(`${api.url}/api/v1/updated-products`, {

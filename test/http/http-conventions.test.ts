@@ -227,7 +227,7 @@ describe('with tight rate limits, and with CORS on', () => {
   let api: TestServer;
   let withCors: TestServer;
   beforeAll(async () => {
-    db = await openTestDatabase('pglite');
+    db = await openTestDatabase('embedded');
     api = await startTestServer(db, {
       rateLimiters: createRateLimiters({ readPerMinute: 1, writePerMinute: 1 }, undefined, `conv-${randomBytes(4).toString('hex')}`),
     });

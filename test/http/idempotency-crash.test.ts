@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { createToken } from '../../src/auth/token.service';
-import { backends } from '../support/database';
 import { useApiFixture } from '../support/http';
 import { serveProcess } from '../support/process';
 
-const describeWithPostgres = backends.includes('postgresql') ? describe : describe.skip;
-
-describeWithPostgres('a server process killed while it holds an Idempotency-Key (PostgreSQL)', () => {
-  const ctx = useApiFixture('postgresql');
+/** Once per run, on the embedded test cluster: the child serves from the fixture's database over its socket. */
+describe('a server process killed while it holds an Idempotency-Key', () => {
+  const ctx = useApiFixture('embedded');
 
   it('leaves a claim without an answer: retries get 409 until its lease runs out, then the report is stored exactly once', async () => {
     const { token } = await createToken(ctx.db.prisma, 'crash-erp');
@@ -22,7 +20,7 @@ describeWithPostgres('a server process killed while it holds an Idempotency-Key 
     await blocker.query('LOCK TABLE sync_failures IN ACCESS EXCLUSIVE MODE');
     const child = await serveProcess({
       ...process.env,
-      DATABASE_URL: ctx.db.url!,
+      DATABASE_URL: ctx.db.url,
       ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       HOST: '127.0.0.1',
       PORT: '0',

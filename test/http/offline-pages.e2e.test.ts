@@ -25,7 +25,7 @@ describeWithChromium('offline pages in Chromium', () => {
   const consoleErrors: string[] = [];
 
   beforeAll(async () => {
-    db = await openTestDatabase('pglite');
+    db = await openTestDatabase('embedded');
     api = await startTestServer(db);
     const synced = await api.request('POST', '/api/v1/products', {
       body: { products: [{ external_id: 'SKU-1' }, { external_id: 'SKU-2' }] },

@@ -86,7 +86,7 @@ const describeWithRedis = redisUrl ? describe : describe.skip;
 
 describeWithRedis('rate limits shared through Redis', () => {
   it('hold one budget across two replicas', async () => {
-    const db = await openTestDatabase('pglite');
+    const db = await openTestDatabase('embedded');
     const redis = [new Redis(redisUrl!), new Redis(redisUrl!)];
     // A client that is not connected yet counts in memory (rejectIfRedisNotReady): wait for both.
     await Promise.all(redis.map((r) => (r.status === 'ready' ? undefined : new Promise((resolve) => r.once('ready', resolve)))));

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { createToken } from '../../src/auth/token.service';
-import { openDatabase } from '../../src/db/database';
+import { openStore } from '../../src/db/store';
 import { setWebhookNetworks } from '../../src/webhooks/network-policy';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { createSecretBox } from '../../src/webhooks/secret-box';
@@ -46,7 +46,7 @@ describe('race: kill -9 then ready (goal ≤ 5 s; embedded store, 100k records)'
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
     };
     setWebhookNetworks(LOOPBACK_RECEIVERS);
-    const db = await openDatabase({ dataDir, logger: pino({ level: 'silent' }) });
+    const db = await openStore({ dataDir, logger: pino({ level: 'silent' }) });
     try {
       await db.migrate();
       // One set-based statement, not 100k API calls.
@@ -108,13 +108,14 @@ describe('race: kill -9 then ready (goal ≤ 5 s; embedded store, 100k records)'
     const readyMs = Date.now() - started;
     console.log(`kill -9 → /ready 200 in ${readyMs} ms (${RECORDS.toLocaleString('en')} records)`);
     expect(second.output()).toContain('taking it over');
+    // The dead process's postmaster outlived it: stopped, then started with this build's settings.
+    expect(second.output()).toContain('an embedded PostgreSQL left running by a stopped process');
     expect(readyMs).toBeLessThanOrEqual(READY_WITHIN_MS);
 
     // The write acknowledged before the crash is there, and so are the seeded records.
     const page = await (await api(second.url, 'GET', '/api/v1/updated-products?limit=1')).json();
     expect(page).toMatchObject({ meta: { total: RECORDS + 1 } });
-    // The delivery the dead process had in flight goes out again long before its 60 s lease ends.
-    expect(second.output()).toContain('"reclaimed":1');
+    // The delivery the dead process had in flight goes out again once its lease (WORKER_LEASE_MS) ends.
     await waitFor(() => receiver.requests.length === 2, 30_000);
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(receiver.requests[1]!.headers['webhook-id']).toBe(receiver.requests[0]!.headers['webhook-id']);

@@ -1,39 +1,49 @@
 import { Client } from 'pg';
 import pino from 'pino';
-import { openDatabase, migratePostgres, type Database } from '../../src/db/database';
+import { openStore, type Store } from '../../src/db/store';
 import { createPostgresDatabase, type TestDatabase } from '../support/database';
+import { databaseUrl } from '../support/global-setup';
 import { startTestServer, type JsonResponse, type TestServer } from '../support/http';
 
 /**
  * The request path while PostgreSQL refuses connections, and while the pool is exhausted: 503
  * JSON with Retry-After and the request id, nothing internal in the body, and recovery without a
- * restart. Uses the production pool (src/db/database.ts) on a database of its own.
+ * restart. Uses the production pool (src/db/store.ts, as DATABASE_URL opens it) on a database of
+ * its own on the embedded test cluster, once per run: the outage is ALTER DATABASE … ALLOW_CONNECTIONS
+ * and pg_terminate_backend (the cluster's role is a superuser), nothing that needs TCP.
  */
-const describeWithPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
-if (!process.env.TEST_DATABASE_URL) console.warn('database-outage tests skipped: TEST_DATABASE_URL is not set');
 
 const POOL_SIZE = 3;
 const POOL_TIMEOUT_MS = 1_000;
 
-describeWithPostgres('a database outage on the request path (PostgreSQL)', () => {
+describe('a database outage on the request path', () => {
   let database: { url: string; drop(): Promise<void> };
-  let db: Database;
+  let db: Store;
   let api: TestServer;
   let admin: Client;
   const name = () => new URL(database.url).pathname.slice(1);
+  const socketDir = () => new URL(database.url).searchParams.get('host')!;
 
   beforeAll(async () => {
-    database = await createPostgresDatabase();
-    await migratePostgres(database.url);
-    db = await openDatabase({
+    database = await createPostgresDatabase('embedded');
+    db = await openStore({
       databaseUrl: database.url,
       dataDir: '/nonexistent',
       logger: pino({ level: 'silent' }),
       pool: { size: POOL_SIZE, timeoutMs: POOL_TIMEOUT_MS, statementTimeoutMs: 30_000 },
     });
-    const testDb: TestDatabase = { backend: 'postgresql', prisma: db.prisma, queryCount: () => 0, migrate: db.migrate, close: db.close };
+    const testDb: TestDatabase = {
+      backend: db.backend,
+      prisma: db.prisma,
+      sql: db.sql,
+      url: db.url,
+      queryCount: () => 0,
+      migrate: db.migrate,
+      close: db.close,
+    };
     api = await startTestServer(testDb); // token cache off: every request looks its token up
-    admin = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+    // On the server's maintenance database: the test database's connections are the ones refused.
+    admin = new Client({ connectionString: databaseUrl(database.url, 'postgres') });
     await admin.connect();
   }, 60_000);
 
@@ -58,6 +68,7 @@ describeWithPostgres('a database outage on the request path (PostgreSQL)', () =>
     expect(res.headers.get('retry-after')).toBe('5');
     expect(res.body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', requestId: res.headers.get('x-request-id') });
     expect(res.text).not.toMatch(/127\.0\.0\.1|5432|prisma|invocation|\.ts:|\.js:|SELECT|pg_|node_modules|\bat \//i);
+    expect(res.text).not.toContain(socketDir()); // the cluster's socket directory
   };
 
   it('answers 503 JSON to every kind of request while connections are refused, and recovers without a restart', async () => {
@@ -74,6 +85,7 @@ describeWithPostgres('a database outage on the request path (PostgreSQL)', () =>
       expect(graphql.status).toBe(503);
       expect(graphql.headers.get('retry-after')).toBe('5');
       expect(graphql.text).not.toMatch(/127\.0\.0\.1|prisma|invocation|node_modules/i);
+      expect(graphql.text).not.toContain(socketDir());
 
       const health = await api.request('GET', '/health', { token: null });
       expect(health.status).toBe(200);

@@ -6,9 +6,10 @@ import { startReceiver } from '../support/receiver';
 
 /**
  * Two replicas of `sync-gateway serve` on loopback, as production runs them: one PostgreSQL, one
- * Redis, no state of their own. Needs TEST_DATABASE_URL and TEST_REDIS_URL (CI sets both).
+ * Redis, no state of their own. The PostgreSQL is a database of its own on the embedded test
+ * cluster (DATABASE_URL over its socket), once per run. Needs TEST_REDIS_URL (CI sets it).
  */
-const describeWithServers = process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL ? describe : describe.skip;
+const describeWithServers = process.env.TEST_REDIS_URL ? describe : describe.skip;
 
 const TIMEOUT_MS = 300_000;
 const READS_PER_MINUTE = 30;
@@ -40,7 +41,7 @@ describeWithServers('two replicas on one PostgreSQL and one Redis', () => {
   };
 
   beforeAll(async () => {
-    database = await createPostgresDatabase();
+    database = await createPostgresDatabase('embedded');
     env = {
       ...process.env,
       DATABASE_URL: database.url,

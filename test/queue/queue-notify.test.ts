@@ -8,10 +8,8 @@ import { backends, createPostgresDatabase } from '../support/database';
 /**
  * The wake-up for other replicas' workers after a report (ADR 0033, "Failure reports"): a NOTIFY
  * of its own, one in flight at a time, carrying the process's id, which the process's own
- * listener ignores. PostgreSQL only (PGlite has no LISTEN across processes).
+ * listener ignores. On each backend: a database of its own on its server.
  */
-const describeWithPostgres = backends.includes('postgresql') ? describe : describe.skip;
-if (!backends.includes('postgresql')) console.warn('queue-notify tests skipped: TEST_DATABASE_URL is not set');
 
 const waitFor = async (condition: () => boolean, ms: number, what: string) => {
   for (const started = Date.now(); !condition(); await new Promise((r) => setTimeout(r, 20))) {
@@ -19,14 +17,14 @@ const waitFor = async (condition: () => boolean, ms: number, what: string) => {
   }
 };
 
-describeWithPostgres('queue work notifications (PostgreSQL)', () => {
+describe.each(backends)('queue work notifications on %s', (backend) => {
   let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
   let pool: Pool;
   let listener: Client;
   const received: Array<string | undefined> = [];
 
   beforeAll(async () => {
-    database = await createPostgresDatabase();
+    database = await createPostgresDatabase(backend);
     pool = new Pool({ connectionString: database.url, max: 4 });
     listener = new Client({ connectionString: database.url });
     await listener.connect();

@@ -8,18 +8,17 @@ import { queueDatabaseOverPg } from '../../src/queue/sql/queue-database';
 import { createWorker, DEFAULT_LEASE_MS, type Worker, type WorkerOptions } from '../../src/queue/worker';
 import { createSecretBox } from '../../src/webhooks/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
-import { backends } from '../support/database';
+import { databaseUrl } from '../support/global-setup';
 import { useApiFixture } from '../support/http';
 import { startReceiver, type Reply } from '../support/receiver';
 
 /**
  * The delivery worker through database faults: its LISTEN connection terminated, its leases
  * renewed while a delivery outlasts them, a dead worker's deliveries taken over within seconds,
- * results recorded across a short outage. PostgreSQL only (PGlite has no LISTEN across processes).
+ * results recorded across a short outage. Once per run, on the embedded test cluster (its role is
+ * a superuser: pg_terminate_backend and ALLOW_CONNECTIONS; the faults need no TCP).
  */
 const ROOT = path.join(__dirname, '..', '..');
-const describeWithPostgres = backends.includes('postgresql') ? describe : describe.skip;
-if (!backends.includes('postgresql')) console.warn('worker-outages tests skipped: TEST_DATABASE_URL is not set');
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 const waitFor = async (condition: () => boolean | Promise<boolean>, ms: number, what: string) => {
@@ -28,13 +27,15 @@ const waitFor = async (condition: () => boolean | Promise<boolean>, ms: number, 
   }
 };
 
-describeWithPostgres('the delivery worker through database faults (PostgreSQL)', () => {
+describe('the delivery worker through database faults', () => {
   const key = randomBytes(32);
-  const ctx = useApiFixture('postgresql', { secrets: createSecretBox(key) });
+  const ctx = useApiFixture('embedded', { secrets: createSecretBox(key) });
   let admin: Client;
   let pool: Pool;
   const workers: Worker[] = [];
-  const dbName = () => new URL(ctx.db.url!).pathname.slice(1);
+  const dbName = () => new URL(ctx.db.url).pathname.slice(1);
+  /** The server's maintenance database: the test database's connections are the ones faulted. */
+  const maintenanceUrl = () => databaseUrl(ctx.db.url, 'postgres');
 
   /** A worker over plain pg, as the worker thread runs it. */
   const startWorker = (overrides: Partial<WorkerOptions> = {}) => {
@@ -55,8 +56,7 @@ describeWithPostgres('the delivery worker through database faults (PostgreSQL)',
   const items = () => ctx.db.prisma.outboundQueueItem.findMany({ select: { status: true, attempts: true }, orderBy: { id: 'asc' } });
 
   beforeAll(async () => {
-    // On the server's maintenance database: the test database's connections are the ones faulted.
-    admin = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+    admin = new Client({ connectionString: maintenanceUrl() });
     admin.on('error', () => undefined);
     await admin.connect();
     pool = new Pool({ connectionString: ctx.db.url, max: 4, connectionTimeoutMillis: 1_000, application_name: 'outage-test-worker' });
@@ -152,7 +152,7 @@ describeWithPostgres('the delivery worker through database faults (PostgreSQL)',
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'main.ts'), 'worker'], {
       env: {
         ...process.env,
-        DATABASE_URL: ctx.db.url!,
+        DATABASE_URL: ctx.db.url,
         ENCRYPTION_KEY: key.toString('hex'),
         LOG_LEVEL: 'warn',
         WORKER_LEASE_MS: '',
@@ -215,11 +215,11 @@ describeWithPostgres('the delivery worker through database faults (PostgreSQL)',
       await new Promise((r) => setTimeout(r, 2_000));
       await pgAdmin(`ALTER DATABASE ${dbName()} ALLOW_CONNECTIONS true`);
       await waitFor(
-        async () => (await pgQuery(ctx.db.url!, `SELECT status FROM outbound_queue_items`))[0]?.status === 'completed',
+        async () => (await pgQuery(ctx.db.url, `SELECT status FROM outbound_queue_items`))[0]?.status === 'completed',
         15_000,
         'recorded',
       );
-      expect(await pgQuery(ctx.db.url!, `SELECT status, attempts FROM outbound_queue_items`)).toEqual([
+      expect(await pgQuery(ctx.db.url, `SELECT status, attempts FROM outbound_queue_items`)).toEqual([
         { status: 'completed', attempts: 1 },
       ]);
       expect(receiver.requests).toHaveLength(1); // recorded, not delivered again
@@ -232,7 +232,7 @@ describeWithPostgres('the delivery worker through database faults (PostgreSQL)',
 
   /** The admin connection was terminated with the rest: fresh connections for what follows. */
   async function pgAdmin(sql: string): Promise<void> {
-    const c = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+    const c = new Client({ connectionString: maintenanceUrl() });
     await c.connect();
     try {
       await c.query(sql);

@@ -203,10 +203,8 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
   });
 });
 
-const describeWithPostgres = backends.includes('postgresql') ? describe : describe.skip;
-
-describeWithPostgres('two workers on one PostgreSQL', () => {
-  const ctx = useApiFixture('postgresql');
+describe.each(backends)('two workers on one database on %s', (backend) => {
+  const ctx = useApiFixture(backend);
 
   it('deliver each of 1000 items exactly once', async () => {
     const seen = new Map<string, number>();
@@ -227,7 +225,7 @@ describeWithPostgres('two workers on one PostgreSQL', () => {
       config.id,
     );
     // Two replicas: separate clients and connection pools on the same database.
-    const replicas = [0, 1].map(() => new PrismaClient({ adapter: new PrismaPg({ connectionString: ctx.db.url! }) }));
+    const replicas = [0, 1].map(() => new PrismaClient({ adapter: new PrismaPg({ connectionString: ctx.db.url }) }));
     const workers = replicas.map((prisma) =>
       createWorker({ database: prisma, secrets: ctx.api.secrets, logger, pollIntervalMs: 20, batchSize: 25 }),
     );

@@ -1,23 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
-import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { Client, Pool } from 'pg';
-import { applyMigrations } from '../../src/db/migrator';
-import { migratePostgres, type Backend } from '../../src/db/database';
-import { startEmbeddedThread, type EmbeddedThread } from '../../src/db/embedded-thread';
-import { attachPool } from '../../src/db/pg-transaction';
-import { DEFAULT_PUSH_CHUNK_RECORDS, setPushChunkRecords } from '../../src/changes/push-chunks';
+import type { Backend } from '../../src/db/store';
+import { migratePostgres } from '../../src/db/migrations';
 import { PrismaClient } from '../../src/generated/prisma/client';
+import { databaseUrl } from './global-setup';
 
 export type TestDatabase = {
   backend: Backend;
   prisma: PrismaClient;
-  /** Connection string of this test's own PostgreSQL database (postgresql only). */
-  url?: string;
-  /** The pool beneath Prisma's adapter (postgresql only), as `Database.sql`. */
-  sql?: Pool;
-  /** The embedded store's thread beneath Prisma's adapter (pglite only). */
-  embedded?: EmbeddedThread;
+  /** Connection string of this test's own database. */
+  url: string;
+  /** The pool beneath Prisma's adapter, as `Store.sql`. */
+  sql: Pool;
   /** SQL statements the Prisma client has sent so far (for N+1 checks). */
   queryCount(): number;
   /** Applies pending migrations again; returns the names applied. */
@@ -25,72 +20,68 @@ export type TestDatabase = {
   close(): Promise<void>;
 };
 
-/** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
-export const backends: Backend[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgresql'] : ['pglite'];
+/** The embedded cluster always; the machine's PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
+export const backends: Backend[] = process.env.TEST_DATABASE_URL ? ['embedded', 'postgresql'] : ['embedded'];
 
-/** A migrated, empty database of its own for one test file. */
-export async function openTestDatabase(backend: Backend): Promise<TestDatabase> {
-  return backend === 'pglite' ? openPglite() : openPostgres();
+/** The server `backend` names for this run (test/support/global-setup.ts). */
+function serverOf(backend: Backend): { url: string; template: string | undefined } {
+  const url = backend === 'embedded' ? process.env.TEST_EMBEDDED_URL : process.env.TEST_DATABASE_URL;
+  if (!url)
+    throw new Error(`no ${backend} server for this test run (jest's globalSetup sets TEST_EMBEDDED_URL; CI sets TEST_DATABASE_URL)`);
+  return { url, template: backend === 'embedded' ? process.env.TEST_EMBEDDED_TEMPLATE : process.env.TEST_POSTGRES_TEMPLATE };
 }
 
-/** In memory, on its own thread behind the proxy, as the server runs it (ADR 0032). */
-async function openPglite(): Promise<TestDatabase> {
-  const pglite = await startEmbeddedThread({});
-  const adapter = pglite.adapter;
-  await applyMigrations(adapter);
-  const { prisma, queryCount } = countingClient(adapter);
-  // As the server opens it: large pushes commit in chunks (ADR 0040).
-  setPushChunkRecords(prisma, DEFAULT_PUSH_CHUNK_RECORDS);
-  return {
-    backend: 'pglite',
-    prisma,
-    embedded: pglite,
-    queryCount,
-    migrate: () => applyMigrations(adapter),
-    async close() {
-      await prisma.$disconnect();
-      await pglite.close();
-    },
-  };
-}
-
-/** A fresh database per test file on the server TEST_DATABASE_URL points at, dropped afterwards. */
-export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const base = process.env.TEST_DATABASE_URL;
-  if (!base) throw new Error('TEST_DATABASE_URL is not set');
+/**
+ * A database of its own for one test file on `backend`'s server, dropped afterwards: a copy of the
+ * run's migrated template, or empty with `{ migrated: false }` (migration tests).
+ */
+export async function createPostgresDatabase(
+  backend: Backend = 'postgresql',
+  options: { migrated?: boolean } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const server = serverOf(backend);
   const name = `sgw_test_${randomBytes(6).toString('hex')}`;
-  const admin = new Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+  const template = options.migrated === false ? undefined : server.template;
+  await onServer(server.url, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+  const url = databaseUrl(server.url, name);
+  if (options.migrated !== false && !template) await migratePostgres(url);
+  return { url, drop: () => onServer(server.url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-async function openPostgres(): Promise<TestDatabase> {
-  const database = await createPostgresDatabase();
-  await migratePostgres(database.url);
+async function onServer(serverUrl: string, statement: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const admin = new Client({ connectionString: serverUrl });
+    await admin.connect();
+    try {
+      await admin.query(statement);
+      return;
+    } catch (error) {
+      // Another worker copying the same template at this instant (55006): a moment later it is free.
+      if ((error as { code?: string }).code !== '55006' || attempt >= 20) throw error;
+    } finally {
+      await admin.end();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+  }
+}
+
+/** A migrated, empty database of its own for one test file, opened as the server opens its store. */
+export async function openTestDatabase(backend: Backend): Promise<TestDatabase> {
+  const database = await createPostgresDatabase(backend);
   const sql = new Pool({ connectionString: database.url });
   // pool.end() resolves before its sockets close; the forced DROP may then terminate one (57P01).
   sql.on('error', () => undefined);
-  const { prisma, queryCount } = countingClient(new PrismaPg(sql));
-  // As the server opens PostgreSQL: pushes run their transactions on the pool directly.
-  attachPool(prisma, sql);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(sql), log: [{ emit: 'event', level: 'query' }] });
+  let count = 0;
+  prisma.$on('query', () => {
+    count++;
+  });
   return {
-    backend: 'postgresql',
+    backend,
     prisma,
     sql,
-    queryCount,
     url: database.url,
+    queryCount: () => count,
     migrate: () => migratePostgres(database.url),
     async close() {
       await prisma.$disconnect();
@@ -98,13 +89,4 @@ async function openPostgres(): Promise<TestDatabase> {
       await database.drop();
     },
   };
-}
-
-function countingClient(adapter: SqlDriverAdapterFactory) {
-  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
-  let count = 0;
-  prisma.$on('query', () => {
-    count++;
-  });
-  return { prisma: prisma as unknown as PrismaClient, queryCount: () => count };
 }

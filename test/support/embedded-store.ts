@@ -2,39 +2,31 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { openDatabase, type Database } from '../../src/db/database';
-import type { EmbeddedThreadOptions } from '../../src/db/embedded-thread';
-import type { HousekeepingOptions } from '../../src/db/housekeeping';
+import { openStore, type Store } from '../../src/db/store';
 import type { PrismaClient } from '../../src/generated/prisma/client';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import type { TestDatabase } from './database';
 import type { TestServer } from './http';
 
-/** An embedded store in a data directory of its own, opened as the server opens it. */
+/** An embedded store (its own cluster) in a data directory of its own, opened and migrated as the server opens it. */
 export async function openEmbeddedTestStore(
-  options: {
-    dataDir?: string;
-    housekeeping?: HousekeepingOptions;
-    memoryCeilingMb?: number;
-    idleRecycle?: { windowMs: number; quiet?: EmbeddedThreadOptions['quiet'] };
-  } = {},
-): Promise<{ db: Database; dataDir: string; asTestDatabase(): TestDatabase; remove(): Promise<void> }> {
+  options: { dataDir?: string } = {},
+): Promise<{ db: Store; dataDir: string; asTestDatabase(): TestDatabase; remove(): Promise<void> }> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'sgw-store-')));
-  // Timers far out: the tests run housekeeping themselves, where they need it.
-  const db = await openDatabase({
-    dataDir,
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-    embeddedFsync: false,
-    ...(options.memoryCeilingMb !== undefined ? { embeddedMemoryCeilingMb: options.memoryCeilingMb } : {}),
-    ...(options.idleRecycle ? { embeddedIdleRecycleMs: options.idleRecycle.windowMs } : {}),
-    ...(options.idleRecycle?.quiet ? { embeddedQuiet: options.idleRecycle.quiet } : {}),
-    housekeeping: { vacuumCheckMs: 3_600_000, checkpointMs: 3_600_000, ...options.housekeeping },
-  });
+  const db = await openStore({ dataDir, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), embeddedFsync: false });
   await db.migrate();
   return {
     db,
     dataDir,
-    asTestDatabase: () => ({ backend: db.backend, prisma: db.prisma, queryCount: () => 0, migrate: db.migrate, close: db.close }),
+    asTestDatabase: () => ({
+      backend: db.backend,
+      prisma: db.prisma,
+      sql: db.sql,
+      url: db.url,
+      queryCount: () => 0,
+      migrate: db.migrate,
+      close: db.close,
+    }),
     remove: () => rm(dataDir, { recursive: true, force: true }),
   };
 }

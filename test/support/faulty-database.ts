@@ -1,4 +1,3 @@
-import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import {
   DriverAdapterError,
@@ -7,9 +6,9 @@ import {
   type SqlQuery,
   type Transaction,
 } from '@prisma/driver-adapter-utils';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { migratePostgres, type Backend } from '../../src/db/database';
-import { applyMigrations } from '../../src/db/migrator';
+import { Pool, type PoolClient } from 'pg';
+import type { Backend } from '../../src/db/store';
+import { migratePostgres } from '../../src/db/migrations';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { createPostgresDatabase, type TestDatabase } from './database';
 
@@ -31,6 +30,35 @@ const FAULT_ERRORS: Record<DatabaseFault, ConstructorParameters<typeof DriverAda
     hint: undefined,
   },
 };
+
+/** The same faults as pg raises them: a refused connection, and a server error with its SQLSTATE. */
+const PG_FAULT_ERRORS: Record<DatabaseFault, () => Error> = {
+  outage: () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', syscall: 'connect' }),
+  internal: () => Object.assign(new Error('injected internal error'), { code: 'XX000', severity: 'ERROR' }),
+};
+
+/** `pool` whose queries, and the queries of the clients it lends, pass `check` first. */
+function faultyPool(pool: Pool, check: (text: string) => void): Pool {
+  const textOf = (query: unknown) => (typeof query === 'string' ? query : ((query as { text?: string }).text ?? ''));
+  const guarded = <Q extends (...args: never[]) => unknown>(query: Q) =>
+    ((...args: Parameters<Q>) => {
+      try {
+        check(textOf(args[0]));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return query(...args);
+    }) as unknown as Q;
+  const connect = pool.connect.bind(pool) as () => Promise<PoolClient>;
+  return overriding(pool, {
+    query: guarded(pool.query.bind(pool)),
+    connect: (async () => {
+      const client = await connect();
+      client.query = guarded(client.query.bind(client));
+      return client;
+    }) as unknown as Pool['connect'],
+  });
+}
 
 export type FaultyDatabase = TestDatabase & {
   /**
@@ -68,39 +96,29 @@ export async function openFaultyDatabase(backend: Backend): Promise<FaultyDataba
   const wrapFactory = (factory: SqlDriverAdapterFactory): SqlDriverAdapterFactory =>
     overriding(factory, { connect: async () => wrapAdapter(await factory.connect()) });
 
-  let factory: SqlDriverAdapterFactory;
-  let migrate: () => Promise<string[]>;
-  let closeStore: () => Promise<void>;
-  let url: string | undefined;
-  if (backend === 'pglite') {
-    const pglite = await PGlite.create();
-    const adapter = new PrismaPGlite(pglite);
-    await applyMigrations(adapter);
-    factory = adapter;
-    migrate = () => applyMigrations(adapter);
-    closeStore = () => pglite.close();
-  } else {
-    const database = await createPostgresDatabase();
-    await migratePostgres(database.url);
-    factory = new PrismaPg({ connectionString: database.url });
-    migrate = () => migratePostgres(database.url);
-    closeStore = () => database.drop();
-    url = database.url;
-  }
+  const database = await createPostgresDatabase(backend);
+  // The pool beneath the service's own statements (pushes, change lists, reports) fails alike.
+  const sql = faultyPool(new Pool({ connectionString: database.url }), (text) => {
+    if (fault && !fault.spare(text)) throw PG_FAULT_ERRORS[fault.error]();
+  });
+  sql.on('error', () => undefined);
+  const factory: SqlDriverAdapterFactory = new PrismaPg({ connectionString: database.url });
   const prisma = new PrismaClient({ adapter: wrapFactory(factory) });
   return {
     backend,
     prisma,
-    ...(url ? { url } : {}),
+    sql,
+    url: database.url,
     queryCount: () => 0,
-    migrate,
+    migrate: () => migratePostgres(database.url),
     setFault(error, spare = () => false) {
       fault = error ? { error, spare } : undefined;
     },
     async close() {
       fault = undefined;
       await prisma.$disconnect();
-      await closeStore();
+      await sql.end();
+      await database.drop();
     },
   };
 }

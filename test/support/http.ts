@@ -9,11 +9,12 @@ import { loadConfig } from '../../src/config';
 import { attachGraphqlWs } from '../../src/http/graphql-ws';
 import { createRateLimiters, type RateLimiters } from '../../src/rate-limits/limiters';
 import { createToken } from '../../src/auth/token.service';
+import { listenForRevocations } from '../../src/auth/revocation-notices';
 import { createEventHub, type EventHub } from '../../src/events/hub';
 import { createSecretBox, type SecretBox } from '../../src/webhooks/secret-box';
 import { setWebhookNetworks, type NetworkLists } from '../../src/webhooks/network-policy';
 import { randomBytes } from 'node:crypto';
-import type { Backend } from '../../src/db/database';
+import type { Backend } from '../../src/db/store';
 import { openTestDatabase, type TestDatabase } from './database';
 
 export type JsonResponse<T = any> = { status: number; headers: Headers; body: T; text: string }; // eslint-disable-line @typescript-eslint/no-explicit-any -- each test states the body it expects
@@ -93,6 +94,8 @@ export async function startTestServer(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { token } = await createToken(db.prisma, `test-${Math.random().toString(36).slice(2)}`);
+  // As the server: revocations made in the database by the CLI reach this process (src/server.ts).
+  const revocations = listenForRevocations(db.url, { logger: pino({ level: 'silent' }), onRevoked: () => events.publishRevocation() });
 
   const request: TestServer['request'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -122,6 +125,7 @@ export async function startTestServer(
     request,
     graphql: (query, variables) => request('POST', '/graphql', { body: { query, variables } }),
     async close() {
+      await revocations.close();
       await websockets.close();
       await new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

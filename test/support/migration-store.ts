@@ -24,7 +24,7 @@ export const migrationsBefore = (name: string): string[] =>
     .sort();
 
 export async function openMigrationStore(backend: string): Promise<MigrationStore> {
-  if (backend === 'pglite') {
+  if (backend === 'embedded') {
     const pglite = await PGlite.create();
     return {
       exec: (sql) => pglite.exec(sql),

@@ -4,13 +4,13 @@ import { runCli, serveProcess, type ServeProcess } from '../support/process';
 import { startReceiver } from '../support/receiver';
 
 /**
- * `sync-gateway serve` on PostgreSQL runs the worker on a thread of its own: its operational
- * events must cross to the main thread's event hub to reach a subscriber. Needs TEST_DATABASE_URL.
+ * `sync-gateway serve` runs the worker on a thread of its own: its operational events must cross
+ * to the main thread's event hub to reach a subscriber. Once per run, the process on a database of
+ * its own on the embedded test cluster (DATABASE_URL over its socket).
  */
-const describeWithPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 const TIMEOUT_MS = 300_000;
 
-describeWithPostgres('operational events from the worker thread of serve (PostgreSQL)', () => {
+describe('operational events from the worker thread of serve', () => {
   let database: { url: string; drop(): Promise<void> };
   let serve: ServeProcess;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -18,7 +18,7 @@ describeWithPostgres('operational events from the worker thread of serve (Postgr
   let admin: string;
 
   beforeAll(async () => {
-    database = await createPostgresDatabase();
+    database = await createPostgresDatabase('embedded');
     receiver = await startReceiver(() => ({ status: 410 }));
     const env = {
       ...process.env,
