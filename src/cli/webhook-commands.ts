@@ -32,9 +32,12 @@ export function registerWebhookCommands(program: Command): void {
     .option('--grace <duration>', 'how long the old secret stays valid: 0, 90s, 30m, 24h, 7d (at most 30d)', graceSeconds, 24 * 3600)
     .action(async (id: number, opts: { grace: number }) => {
       const w = await runCommand(rotateWebhookSecretOperation, { id, graceSeconds: opts.grace });
-      const until = new Date(Date.now() + opts.grace * 1000).toISOString();
       console.log(
-        `rotated the secret of webhook ${w.id}; ${opts.grace > 0 ? `the old secret stays valid until ${until}` : 'the old secret is no longer valid'}`,
+        `rotated the secret of webhook ${w.id}; ` +
+          (opts.grace > 0
+            ? `the old secret stays valid until ${w.signatureSwitchAt} and signs X-Webhook-Signature until then ` +
+              '(the new one signs X-Webhook-Signature-Next)'
+            : 'the old secret is no longer valid'),
       );
       printSecret(w.newSecret!);
     });

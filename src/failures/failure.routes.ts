@@ -31,7 +31,8 @@ export const failureRoutes: RestRoute[] = [
       'The failure is stored open and, in the same transaction, one signed sync_failure webhook delivery is queued per active configuration ' +
       'of the entity type in the opposite direction (source erp → to_webshop, webshop → to_erp). Answers 201 {id, status, deliveries}. ' +
       'Deliveries are signed for Standard Webhooks receivers (`new Webhook(whsec_secret).verify(body, headers)` from standardwebhooks or svix; ' +
-      'during a secret rotation webhook-signature carries a signature per valid secret) and X-Webhook-Signature (hex HMAC-SHA256 of the body). ' +
+      'during a secret rotation webhook-signature carries a signature per valid secret) and X-Webhook-Signature (hex HMAC-SHA256 of the body; ' +
+      "during a rotation's grace period keyed by the old secret, with X-Webhook-Signature-Next keyed by the new one). " +
       'They never go to loopback, link-local (cloud metadata), multicast or unspecified addresses unless WEBHOOK_ALLOWED_NETWORKS allows them, and never follow redirects; ' +
       'a refused delivery fails at once with lastError "blocked: <reason>".',
     strictBody: true,

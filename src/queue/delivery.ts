@@ -22,18 +22,25 @@ function keyringOfStored(stored: string): SigningKeyring {
 /**
  * The signature headers of one attempt. `storedSecret` is the decrypted stored secret: a bare
  * raw secret (configurations from before ADR 0017) or a keyring. X-Webhook-Signature (SPEC 6.1)
- * is the lowercase hex HMAC-SHA256 of the exact body keyed by the current key; the Standard
- * Webhooks headers carry one `v1,` signature per valid key (two during a rotation's grace), so
+ * is the lowercase hex HMAC-SHA256 of the exact body. A SPEC receiver checks that one header
+ * against the one secret it knows, so during a rotation's grace period it keeps the previous
+ * key and X-Webhook-Signature-Next carries the current one; at the end of the grace (judged by
+ * this attempt's timestamp, like the key list) it switches and -Next is no longer sent. The
+ * Standard Webhooks headers carry one `v1,` signature per valid key (two during the grace), so
  * `new Webhook(secret).verify(...)` from `standardwebhooks` or `svix` accepts either secret.
  */
 export function signatureHeaders(storedSecret: string, messageId: string, timestampSeconds: number, body: string): Record<string, string> {
   const keys = signingKeysAt(keyringOfStored(storedSecret), timestampSeconds).map(keyBytes);
+  const [current, previous] = keys as [Buffer, Buffer?];
+  const hex = (key: Buffer) => createHmac('sha256', key).update(body, 'utf8').digest('hex');
   const signed = `${messageId}.${timestampSeconds}.${body}`;
+  const v1 = (key: Buffer) => `v1,${createHmac('sha256', key).update(signed, 'utf8').digest('base64')}`;
   return {
-    'x-webhook-signature': createHmac('sha256', keys[0]!).update(body, 'utf8').digest('hex'),
+    'x-webhook-signature': hex(previous ?? current),
+    ...(previous ? { 'x-webhook-signature-next': hex(current) } : {}),
     'webhook-id': messageId,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': keys.map((key) => `v1,${createHmac('sha256', key).update(signed, 'utf8').digest('base64')}`).join(' '),
+    'webhook-signature': keys.map(v1).join(' '),
   };
 }
 

@@ -1,10 +1,12 @@
 import { BlockList, isIP } from 'node:net';
+import { embeddedIpv4 } from './embedded-ipv4';
 
 /**
  * Which addresses webhook deliveries may connect to (the SSRF guard, ADR 0018). Loopback,
  * unspecified, link-local (cloud metadata), multicast, broadcast and reserved addresses are
  * refused; private ranges are allowed because an on-prem ERP lives there. Explicitly blocked
- * networks win over explicitly allowed ones, which win over the built-in list.
+ * networks win over explicitly allowed ones, which win over the built-in list. An IPv6 address
+ * that embeds an IPv4 address (mapped, NAT64, 6to4, Teredo…) is judged by that IPv4 address.
  */
 export type NetworkPolicy = {
   /** Why the address may not be contacted, or undefined when it may. */
@@ -65,17 +67,30 @@ export function createNetworkPolicy(lists: NetworkLists = { allowed: [], blocked
   const blocked = blockListOf(lists.blocked);
   const allowed = blockListOf(lists.allowed);
   const builtIn = BUILT_IN_BLOCKS.map(([cidr, what]) => ({ list: blockListOf([cidr]), what }));
+  /** What the address is when refused ("a loopback address"), undefined when it may be contacted. */
+  const verdict = (address: string, family: 'ipv4' | 'ipv6'): string | undefined => {
+    if (blocked.check(address, family)) return 'in WEBHOOK_BLOCKED_NETWORKS';
+    if (allowed.check(address, family)) return undefined;
+    return builtIn.find((b) => b.list.check(address, family))?.what;
+  };
   return {
     refusal(host) {
       const address = bareHost(host);
       const version = isIP(address);
       if (version === 0) return `${host} is not an IP address`;
-      const family = version === 4 ? 'ipv4' : 'ipv6';
-      // BlockList matches IPv4-mapped IPv6 addresses (::ffff:127.0.0.1) against IPv4 rules too.
-      if (blocked.check(address, family)) return `${address} is in WEBHOOK_BLOCKED_NETWORKS`;
-      if (allowed.check(address, family)) return undefined;
-      const hit = builtIn.find((b) => b.list.check(address, family));
-      return hit ? `${address} is ${hit.what}` : undefined;
+      const embedded = version === 6 ? embeddedIpv4(address) : [];
+      if (embedded.length === 0) {
+        const what = verdict(address, version === 4 ? 'ipv4' : 'ipv6');
+        return what && `${address} is ${what}`;
+      }
+      // The IPv4 address decides (each of them, when the form names several). A block of the IPv6
+      // form itself (64:ff9b::/96, 2002::/16) still counts; an allowed IPv6 network does not open
+      // it, so a broad allowance such as 2000::/3 cannot let 6to4 or Teredo reach loopback.
+      for (const { ipv4, form } of embedded) {
+        const what = verdict(ipv4, 'ipv4');
+        if (what) return `${address} is the ${form} form of ${ipv4}, ${what}`;
+      }
+      return blocked.check(address, 'ipv6') ? `${address} is in WEBHOOK_BLOCKED_NETWORKS` : undefined;
     },
   };
 }

@@ -8,7 +8,8 @@ import { z } from 'zod';
  * UTF-8 bytes are the key (receivers use `new Webhook(secret, { format: 'raw' })`).
  *
  * The first key is current; the others are previous keys still valid until their expiry (a
- * rotation's grace period), so receivers can switch secrets without dropping a delivery.
+ * rotation's grace period), so receivers can switch secrets without dropping a delivery. During
+ * the grace period the previous key is the one X-Webhook-Signature carries (signatureHeaders).
  */
 export type SigningKey = { secret: string; format: SecretFormat; expiresAt?: number };
 export type SecretFormat = 'whsec' | 'raw';
@@ -89,4 +90,13 @@ export function rotateKeyring(keyring: SigningKeyring, newSecret: string, expire
 /** The keys that sign at this moment: the current one first, then previous keys not yet expired. */
 export function signingKeysAt(keyring: SigningKeyring, epochSeconds: number): SigningKey[] {
   return keyring.keys.filter((key, index) => index === 0 || (key.expiresAt !== undefined && key.expiresAt > epochSeconds));
+}
+
+/**
+ * When X-Webhook-Signature switches from the previous key to the current one (epoch seconds):
+ * the end of the grace period still running at this moment, undefined when none is. Until then
+ * that header keeps the previous key, which is all a SPEC 6.1 receiver knows.
+ */
+export function signatureSwitchAt(keyring: SigningKeyring, epochSeconds: number): number | undefined {
+  return signingKeysAt(keyring, epochSeconds)[1]?.expiresAt;
 }

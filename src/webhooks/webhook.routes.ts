@@ -16,6 +16,7 @@ const exampleWebhook = {
     autoDisabledAt: null,
   },
   newSecret: null,
+  signatureSwitchAt: null,
 };
 
 const healthDescription =
@@ -54,7 +55,8 @@ export const webhookRoutes: RestRoute[] = [
     summary: 'Send a test event to a webhook configuration',
     description:
       'Admin token only. Sends a signed `webhook.test` event to the configuration at once (active or not), through the same delivery code as sync_failure events: ' +
-      'the same X-Webhook-Signature and Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature), the same SSRF guard, no redirects followed. ' +
+      'the same X-Webhook-Signature (and X-Webhook-Signature-Next during a rotation) and Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature), ' +
+      'the same SSRF guard, no redirects followed. ' +
       'The body is `{"event":"webhook.test","webhook_id":<id>,"entity_type":…,"direction":…,"sent_at":<ISO 8601>}`. ' +
       'Answers the attempt: outcome delivered (2xx), failed (`error` is `HTTP <status>`, `connection refused`, `timeout`…) or blocked (`blocked: <reason>`, nothing was sent), ' +
       'the HTTP status, the duration and the first 512 bytes of the answer. Whether the signature verifies is for the receiver to tell. ' +

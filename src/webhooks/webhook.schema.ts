@@ -10,6 +10,7 @@ import {
   listWebhooks,
   removeWebhook,
   rotateWebhookSecret,
+  signatureSwitchOf,
   updateWebhook,
   WEBHOOK_DIRECTIONS,
   type WebhookView,
@@ -62,6 +63,16 @@ const WebhookConfig = builder.objectRef<WebhookView>('WebhookConfig').implement(
         'The whsec_ secret this mutation generated (createWebhookConfig without a secret, rotateWebhookSecret): shown only in that answer, null everywhere else. ' +
         'Receivers verify with `new Webhook(secret).verify(body, headers)` from the standardwebhooks or svix packages.',
       resolve: (w) => w.newSecret ?? null,
+    }),
+    signatureSwitchAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'When X-Webhook-Signature switches to the current secret: the end of the grace period of rotateWebhookSecret. Until then X-Webhook-Signature ' +
+        'carries the old secret (what a receiver written against SPEC 6.1 still knows) and X-Webhook-Signature-Next the new one; from then on ' +
+        'X-Webhook-Signature carries the new one and -Next is not sent. The rotation answers it always (the rotation itself when graceSeconds is 0); ' +
+        'elsewhere null when no grace period is running.',
+      resolve: (w, _args, ctx) => signatureSwitchOf(w, ctx.secrets),
     }),
   }),
 });
@@ -155,7 +166,9 @@ builder.mutationFields((t) => ({
     type: WebhookConfig,
     description:
       'Admin only. Generates a new whsec_ secret (returned once in newSecret) that signs from now on. The old secret keeps signing too for graceSeconds ' +
-      `(default ${DEFAULT_ROTATION_GRACE_SECONDS}, at most 30 days, 0 drops it at once): webhook-signature then carries two v1 signatures, so receivers accept deliveries with either secret while they switch.`,
+      `(default ${DEFAULT_ROTATION_GRACE_SECONDS}, at most 30 days, 0 drops it at once): webhook-signature then carries two v1 signatures, so receivers accept deliveries with either secret while they switch, ` +
+      'X-Webhook-Signature keeps the old secret and X-Webhook-Signature-Next carries the new one. At the end of the grace period (signatureSwitchAt in the answer) ' +
+      'X-Webhook-Signature switches to the new secret and the old one signs nothing more.',
     args: { id: t.arg.int({ required: true }), graceSeconds: t.arg.int() },
     resolve: (_root, args, ctx) => {
       requireAdmin(ctx);

@@ -6,7 +6,16 @@ import { parseInput } from '../errors/zod-details';
 import { FAILURE_ENTITY_TYPES } from '../failures/failure.input';
 import { urlRefusal, webhookNetworkPolicy } from './network-policy';
 import type { SecretBox } from './secret-box';
-import { decodeKeyring, encodeKeyring, formatOf, generateSecret, keyringOf, rotateKeyring, whsecProblem } from './signing-keys';
+import {
+  decodeKeyring,
+  encodeKeyring,
+  formatOf,
+  generateSecret,
+  keyringOf,
+  rotateKeyring,
+  signatureSwitchAt,
+  whsecProblem,
+} from './signing-keys';
 
 /** The values of the database's webhook_direction enum (schema.prisma), in its order. */
 export const WEBHOOK_DIRECTIONS = Object.values(WebhookDirection);
@@ -43,12 +52,35 @@ export const webhookInput = z.object({
 export type WebhookInput = z.input<typeof webhookInput>;
 
 /**
- * A configuration as shown to operators: the secret is write-only, except `newSecret`, the
- * secret this very call generated (creation without a secret, rotation), shown once.
+ * The stored (encrypted) secret travels with a view under a symbol: JSON, and so every CLI
+ * answer, leaves it out, and only a field that needs the keyring (signatureSwitchAt) opens it.
  */
-export type WebhookView = Omit<WebhookConfig, 'secretEncrypted'> & { newSecret?: string };
+const SEALED_SECRET = Symbol('sealed webhook secret');
 
-const view = ({ secretEncrypted: _secret, ...rest }: WebhookConfig): WebhookView => rest;
+/**
+ * A configuration as shown to operators: the secret is write-only, except `newSecret`, the
+ * secret this very call generated (creation without a secret, rotation), shown once. A rotation
+ * answers `signatureSwitchAt` too; other views compute it on demand (`signatureSwitchOf`).
+ */
+export type WebhookView = Omit<WebhookConfig, 'secretEncrypted'> & {
+  newSecret?: string;
+  signatureSwitchAt?: Date | null;
+  [SEALED_SECRET]: string;
+};
+
+const view = ({ secretEncrypted, ...rest }: WebhookConfig): WebhookView => ({ ...rest, [SEALED_SECRET]: secretEncrypted });
+
+const epochSecondsOf = (date: Date): number => Math.floor(date.getTime() / 1000);
+
+/**
+ * When X-Webhook-Signature switches from the previous secret to the current one, the end of a
+ * rotation's grace period; null when no switch is ahead (that header carries the current secret).
+ */
+export function signatureSwitchOf(w: WebhookView, box: SecretBox, now: Date = new Date()): Date | null {
+  if (w.signatureSwitchAt !== undefined) return w.signatureSwitchAt;
+  const at = signatureSwitchAt(decodeKeyring(box.decrypt(w[SEALED_SECRET])), epochSecondsOf(now));
+  return at === undefined ? null : new Date(at * 1000);
+}
 
 /** Without a secret, a `whsec_` one is generated and returned once in `newSecret`. */
 export async function createWebhook(prisma: PrismaClient, box: SecretBox, input: WebhookInput): Promise<WebhookView> {
@@ -99,8 +131,10 @@ const rotationInput = z.object({
 
 /**
  * Generates a new `whsec_` secret (returned once in `newSecret`) that signs from now on; the
- * current secret keeps signing alongside it for the grace period, then is dropped. A secret still
- * in an earlier grace period is dropped at once. Two rotations racing: the second gets a 409.
+ * current secret keeps signing alongside it for the grace period, then is dropped. Until then it
+ * is the one X-Webhook-Signature carries (the new one is in X-Webhook-Signature-Next); the answer
+ * says when that switches. A secret still in an earlier grace period is dropped at once. Two
+ * rotations racing: the second gets a 409.
  */
 export async function rotateWebhookSecret(
   prisma: PrismaClient,
@@ -112,14 +146,16 @@ export async function rotateWebhookSecret(
   const row = await findWebhook(prisma, id);
   const now = options.now ?? new Date();
   const newSecret = generateSecret();
-  const expiresAt = graceSeconds > 0 ? Math.floor(now.getTime() / 1000) + graceSeconds : undefined;
+  const expiresAt = graceSeconds > 0 ? epochSecondsOf(now) + graceSeconds : undefined;
   const keyring = rotateKeyring(decodeKeyring(box.decrypt(row.secretEncrypted)), newSecret, expiresAt);
   const { count } = await prisma.webhookConfig.updateMany({
     where: { id, secretEncrypted: row.secretEncrypted },
     data: { secretEncrypted: box.encrypt(encodeKeyring(keyring)), updatedAt: now },
   });
   if (count === 0) throw new AppError('CONFLICT', `Webhook configuration ${id} changed while its secret was rotated; rotate again`);
-  return { ...view(await findWebhook(prisma, id)), newSecret };
+  // The answer says when X-Webhook-Signature switches, even when that is now (no grace period).
+  const signatureSwitchAt = new Date((expiresAt ?? epochSecondsOf(now)) * 1000);
+  return { ...view(await findWebhook(prisma, id)), newSecret, signatureSwitchAt };
 }
 
 export async function getWebhook(prisma: PrismaClient, id: number): Promise<WebhookView> {

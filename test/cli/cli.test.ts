@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -167,7 +168,7 @@ describe('sync-gateway CLI and server process (embedded PostgreSQL)', () => {
 
           const rotated = await run('webhook', 'rotate-secret', id, '--grace', '2h');
           expect(rotated.code).toBe(0);
-          expect(rotated.stdout).toMatch(/old secret stays valid until/);
+          expect(rotated.stdout).toMatch(/old secret stays valid until \d{4}-\d\d-\d\dT[\d:.]+Z and signs X-Webhook-Signature until then/);
           const fresh = rotated.stdout.trim().split('\n').pop()!;
           expect(fresh).toMatch(/^whsec_/);
           expect(fresh).not.toBe(secret);
@@ -183,6 +184,13 @@ describe('sync-gateway CLI and server process (embedded PostgreSQL)', () => {
           };
           expect(new Webhook(secret).verify(request!.body, headers)).toMatchObject({ event: 'webhook.test' });
           expect(new Webhook(fresh).verify(request!.body, headers)).toMatchObject({ event: 'webhook.test' });
+          // In the grace period the SPEC header still carries the old secret, the new one is on -Next.
+          const hex = (whsec: string) =>
+            createHmac('sha256', Buffer.from(whsec.slice(6), 'base64'))
+              .update(request!.body)
+              .digest('hex');
+          expect(request!.headers['x-webhook-signature']).toBe(hex(secret));
+          expect(request!.headers['x-webhook-signature-next']).toBe(hex(fresh));
 
           const refused = await runCli({ ...env, WEBHOOK_ALLOWED_NETWORKS: '' }, [
             'webhook',

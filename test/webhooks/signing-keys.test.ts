@@ -1,7 +1,15 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { signatureHeaders } from '../../src/queue/delivery';
-import { decodeKeyring, encodeKeyring, generateSecret, keyringOf, rotateKeyring, whsecProblem } from '../../src/webhooks/signing-keys';
+import {
+  decodeKeyring,
+  encodeKeyring,
+  generateSecret,
+  keyringOf,
+  rotateKeyring,
+  signatureSwitchAt,
+  whsecProblem,
+} from '../../src/webhooks/signing-keys';
 import { svixVerify } from '../support/svix-verify';
 
 const body = JSON.stringify({ event: 'sync_failure', entity_type: 'product', external_id: 'SKU-1' });
@@ -52,7 +60,7 @@ describe('signing keys', () => {
     expect(whsecProblem('whsec_not*base64!')).toMatch(/base64/);
   });
 
-  it('during a rotation signs with both keys, so either secret verifies; after the grace only the new one', () => {
+  it('during a rotation signs with both keys, the old one on X-Webhook-Signature; after the grace only the new one', () => {
     for (const old of [generateSecret(), 'a-raw-secret-of-some-length']) {
       const fresh = generateSecret();
       const graceEnds = now() + 3600;
@@ -67,18 +75,23 @@ describe('signing keys', () => {
       } else {
         expect(new Webhook(old, { format: 'raw' }).verify(body, during)).toEqual(JSON.parse(body));
       }
-      // X-Webhook-Signature follows the new key at once.
-      expect(during['x-webhook-signature']).toBe(
-        createHmac('sha256', Buffer.from(fresh.slice(6), 'base64'))
+      // X-Webhook-Signature keeps the old key (a SPEC receiver knows only that one); -Next has the new one.
+      const hexOf = (secret: string) =>
+        createHmac('sha256', secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret))
           .update(body)
-          .digest('hex'),
-      );
+          .digest('hex');
+      expect(during['x-webhook-signature']).toBe(hexOf(old));
+      expect(during['x-webhook-signature-next']).toBe(hexOf(fresh));
+      expect(signatureSwitchAt(decodeKeyring(stored), graceEnds - 1)).toBe(graceEnds);
 
       // Signed at the end of the grace period (the timestamp is what counts): only the new key.
       const after = signatureHeaders(stored, 'msg_0123', graceEnds, body);
       expect(after['webhook-signature']!.split(' ')).toHaveLength(1);
       const check = (secret: string) => new Webhook(secret).sign('msg_0123', new Date(graceEnds * 1000), body);
       expect(after['webhook-signature']).toBe(check(fresh));
+      expect(after['x-webhook-signature']).toBe(hexOf(fresh));
+      expect(after).not.toHaveProperty('x-webhook-signature-next');
+      expect(signatureSwitchAt(decodeKeyring(stored), graceEnds)).toBeUndefined();
     }
   });
 

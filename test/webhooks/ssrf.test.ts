@@ -2,10 +2,10 @@ import { createServer as createTcpServer, type Server as TcpServer } from 'node:
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { Agent } from 'undici';
+import { Agent, request } from 'undici';
 import { createToken } from '../../src/auth/token.service';
 import { attemptDelivery } from '../../src/queue/delivery';
-import { guardedConnector, type Lookup } from '../../src/queue/guarded-connect';
+import { guardedConnector, WebhookBlockedError, type Lookup } from '../../src/queue/guarded-connect';
 import { createWorker } from '../../src/queue/worker';
 import { createNetworkPolicy, setWebhookNetworks } from '../../src/webhooks/network-policy';
 import { backends } from '../support/database';
@@ -13,6 +13,23 @@ import { useApiFixture } from '../support/http';
 import { startReceiver } from '../support/receiver';
 
 const NOTHING_ALLOWED = { allowed: [], blocked: [] };
+
+/** 127.0.0.1 in every IPv6 form that embeds an IPv4 address, dotted and hex (ADR 0018). */
+const LOOPBACK_EMBEDDED_IN_IPV6 = [
+  '::127.0.0.1', // IPv4-compatible
+  '::7f00:1',
+  '::ffff:7f00:1', // IPv4-mapped
+  '::ffff:0:7f00:1', // IPv4-translated
+  '64:ff9b::127.0.0.1', // NAT64, well-known prefix
+  '64:ff9b::7f00:1',
+  '64:ff9b:1::7f00:1', // NAT64, local-use prefix (/96 and /48 layouts)
+  '64:ff9b:1:7f00:0:100::',
+  '2002:7f00:1::', // 6to4
+  '2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo, client 127.0.0.1
+  '2001:0:7f00:1:8000:63bf:3fff:fdd2', // Teredo, server 127.0.0.1
+];
+/** 93.184.216.34, a public address, in the same forms. */
+const PUBLIC_EMBEDDED_IN_IPV6 = ['::ffff:5db8:d822', '64:ff9b::93.184.216.34', '64:ff9b:1::5db8:d822', '2002:5db8:d822::1'];
 
 /** An HTTP server on a given loopback address that counts what reaches it. */
 async function listenOn(host: string, port = 0, reply: (res: ServerResponse) => void = (res) => res.end('ok')) {
@@ -61,6 +78,8 @@ describe.each(backends)('SSRF guard on %s', (backend) => {
     `http://0x7f.1:${port()}/hook`,
     `http://[::1]:${v6.port}/hook`,
     `http://[::ffff:127.0.0.1]:${port()}/hook`,
+    ...LOOPBACK_EMBEDDED_IN_IPV6.map((address) => `http://[${address}]:${port()}/hook`),
+    'http://[64:ff9b::169.254.169.254]/latest/meta-data/',
     'http://169.254.169.254/latest/meta-data/',
     'http://[fe80::1]/hook',
     'http://224.0.0.1/hook',
@@ -96,7 +115,7 @@ describe.each(backends)('SSRF guard on %s', (backend) => {
         status: 'failed',
         attempts: 1,
         error: expect.stringMatching(
-          /^blocked: .* is (a loopback|an unspecified|a link-local|a multicast|a reserved or broadcast) address/,
+          /^blocked: \S+ is (the [\w -]+ form of [\d.]+, )?(a loopback|an unspecified|a link-local|a multicast|a reserved or broadcast) address/,
         ),
       });
     }
@@ -133,6 +152,21 @@ describe.each(backends)('SSRF guard on %s', (backend) => {
       code: 'VALIDATION_FAILED',
       details: [{ field: 'url', message: expect.stringMatching(/link-local/) }],
     });
+    // An IPv6 form of a public address is judged by that address: allowed, unless it is blocked.
+    for (const address of PUBLIC_EMBEDDED_IN_IPV6) {
+      const url = `http://[${address}]/hook`;
+      const res = await asAdmin(`mutation { createWebhookConfig(url: "${url}", entityType: product, direction: to_erp) { id } }`);
+      expect({ url, errors: res.body.errors }).toEqual({ url, errors: undefined });
+    }
+    setWebhookNetworks({ allowed: [], blocked: ['93.184.216.34/32'] });
+    for (const address of PUBLIC_EMBEDDED_IN_IPV6) {
+      const res = await asAdmin(
+        `mutation { createWebhookConfig(url: "http://[${address}]/", entityType: product, direction: to_erp) { id } }`,
+      );
+      expect(res.body.errors?.[0]?.extensions?.details).toEqual([
+        { field: 'url', message: expect.stringMatching(/form of 93\.184\.216\.34, in WEBHOOK_BLOCKED_NETWORKS/) },
+      ]);
+    }
     setWebhookNetworks({ allowed: ['127.0.0.1/32'], blocked: ['10.0.0.0/8'] });
     const blocked = await asAdmin(
       'mutation { createWebhookConfig(url: "http://10.1.2.3/hook", entityType: product, direction: to_erp) { id } }',
@@ -239,6 +273,56 @@ describe('SSRF guard at connect time (DNS answers)', () => {
         blocked: true,
         error: expect.stringMatching(/^blocked: mixed.example resolves to 127.0.0.1/),
       });
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
+  it.each(LOOPBACK_EMBEDDED_IN_IPV6)('refuses a name that resolves to %s, 127.0.0.1 in IPv6 form (as DNS64 answers)', async (address) => {
+    const dns = scriptedLookup([[address]]);
+    const dispatcher = new Agent({ connect: guardedConnector(() => policy, dns.lookup) });
+    try {
+      const attempt = await attemptDelivery(`http://dns64.example:${allowedHost.port}/hook`, '{}', {}, { dispatcher });
+      expect(attempt).toMatchObject({ ok: false, blocked: true });
+      expect((attempt as { error: string }).error).toMatch(
+        /^blocked: dns64\.example resolves to \S+, the [\w -]+ form of 127\.0\.0\.1, a loopback/,
+      );
+      expect((attempt as { error: string }).error).toContain(`resolves to ${address}, `);
+      expect(dns.calls()).toBe(1);
+      expect(loopback.hits).toHaveLength(0);
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
+  it('refuses those forms as literal hosts in the connector itself, and connects to the mapped form of an allowed address', async () => {
+    const dispatcher = new Agent({ connect: guardedConnector(() => policy) });
+    try {
+      for (const address of LOOPBACK_EMBEDDED_IN_IPV6) {
+        // Straight to the connector, past attemptDelivery's own check of the URL.
+        const failure = await request(`http://[${address}]:${loopback.port}/hook`, { method: 'POST', body: '{}', dispatcher }).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        let blocked = failure;
+        while (blocked instanceof Error && !(blocked instanceof WebhookBlockedError)) blocked = blocked.cause;
+        expect({ address, reason: (blocked as WebhookBlockedError | undefined)?.reason }).toEqual({
+          address,
+          reason: expect.stringMatching(/form of 127\.0\.0\.1, a loopback address$/),
+        });
+      }
+      expect(loopback.hits).toHaveLength(0);
+      // ::ffff:127.0.0.2 is judged as 127.0.0.2, which this policy allows: the delivery goes through.
+      const mapped = scriptedLookup([['::ffff:127.0.0.2']]);
+      const viaMapped = new Agent({ connect: guardedConnector(() => policy, mapped.lookup) });
+      try {
+        const before = allowedHost.hits.length;
+        const url = `http://mapped.example:${allowedHost.port}/hook`;
+        expect(await attemptDelivery(url, '{}', {}, { dispatcher: viaMapped })).toMatchObject({ ok: true, statusCode: 200 });
+        expect(allowedHost.hits).toHaveLength(before + 1);
+      } finally {
+        await viaMapped.close();
+      }
     } finally {
       await dispatcher.close();
     }
