@@ -78,7 +78,15 @@ const epochSecondsOf = (date: Date): number => Math.floor(date.getTime() / 1000)
  */
 export function signatureSwitchOf(w: WebhookView, box: SecretBox, now: Date = new Date()): Date | null {
   if (w.signatureSwitchAt !== undefined) return w.signatureSwitchAt;
-  const at = signatureSwitchAt(decodeKeyring(box.decrypt(w[SEALED_SECRET])), epochSecondsOf(now));
+  let keyring: ReturnType<typeof decodeKeyring>;
+  try {
+    keyring = decodeKeyring(box.decrypt(w[SEALED_SECRET]));
+  } catch {
+    // A secret this key cannot open (ENCRYPTION_KEY changed) signs nothing: listing the
+    // configuration must still work, so that an operator can see and replace it.
+    return null;
+  }
+  const at = signatureSwitchAt(keyring, epochSecondsOf(now));
   return at === undefined ? null : new Date(at * 1000);
 }
 

@@ -1,11 +1,13 @@
 import { createClient } from 'graphql-ws';
+import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import WebSocket from 'ws';
 import { createToken } from '../../src/auth/token.service';
+import { createSecretBox } from '../../src/webhooks/secret-box';
 import { createWorker, type WorkerOptions } from '../../src/queue/worker';
 import { recordResults, type AttemptResult } from '../../src/queue/sql/record-results';
 import { backends } from '../support/database';
-import { useApiFixture } from '../support/http';
+import { startTestServer, useApiFixture } from '../support/http';
 import { eventually, sseSubscriber, SUBSCRIPTION, type Streamed } from '../support/operational-events';
 import { startReceiver, type Reply } from '../support/receiver';
 
@@ -223,6 +225,18 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
     const tested = await ctx.api.request('POST', `/api/v1/webhooks/${webhookId}/test`, { token: adminToken });
     expect(tested.body).toMatchObject({ outcome: 'failed', statusCode: 500 });
     expect((await health()).health).toMatchObject({ state: 'healthy', failingSince: null, consecutiveFailedItems: 0 });
+  });
+
+  it('still lists a configuration whose secret the current ENCRYPTION_KEY cannot open', async () => {
+    // Another key, as after a lost or changed ENCRYPTION_KEY: the secret signs nothing, the list still answers.
+    const otherKey = await startTestServer(ctx.db, { secrets: createSecretBox(randomBytes(32)) });
+    try {
+      const list = await otherKey.request('GET', '/api/v1/webhooks', { token: adminToken });
+      expect(list.status).toBe(200);
+      expect(list.body).toEqual([expect.objectContaining({ id: webhookId, signatureSwitchAt: null })]);
+    } finally {
+      await otherKey.close();
+    }
   });
 
   it('shows health in the REST webhook responses, for admins only; the subscription is admin-only too', async () => {
