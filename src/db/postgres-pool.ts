@@ -1,4 +1,5 @@
-import { Client, type PoolConfig } from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Pool, type PoolClient, type PoolConfig } from 'pg';
 import type { Logger } from 'pino';
 import { describeDatabaseError } from '../errors/database-errors';
 
@@ -26,6 +27,43 @@ export function postgresPoolConfig(connectionString: string, settings: PoolSetti
     application_name: applicationName,
     ...(statementTimeout ? { statement_timeout: statementTimeout, query_timeout: statementTimeout + 5_000 } : {}),
   };
+}
+
+/** SQLSTATE 53300: the server, the database or the role has no connection slot left. */
+const isServerFull = (error: unknown) => (error as { code?: unknown }).code === '53300';
+
+type ConnectCallback = (error: Error | undefined, client: PoolClient | undefined, done: (release?: unknown) => void) => void;
+
+/**
+ * A pool whose callers wait for a connection up to `connectionTimeoutMillis`, also while the
+ * *server* is full. pg-pool queues a caller only when the pool itself is at its size; below it, it
+ * opens a new connection, and a server at `max_connections` (several replicas sharing it, a
+ * burst) refuses that at once with 53300, which answered 503 at once. Here such a refusal is
+ * retried (50 ms doubling to 500 ms) until the deadline: meanwhile this pool's busy connections
+ * come back, or another replica's close. Every other error fails at once, as before.
+ */
+export class PatientPool extends Pool {
+  override connect(): Promise<PoolClient>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<PoolClient> | void {
+    const connected = this.connectBefore(Date.now() + (this.options.connectionTimeoutMillis || 0));
+    if (!callback) return connected;
+    connected.then(
+      (client) => callback(undefined, client, (release) => client.release(release as Error | boolean | undefined)),
+      (error: Error) => callback(error, undefined, () => undefined),
+    );
+  }
+
+  private async connectBefore(deadline: number): Promise<PoolClient> {
+    for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+      try {
+        return await super.connect();
+      } catch (error) {
+        if (!isServerFull(error) || Date.now() + delay > deadline) throw error;
+        await sleep(delay);
+      }
+    }
+  }
 }
 
 /**

@@ -1,11 +1,11 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { PrismaClient } from '../generated/prisma/client';
 import { DataDirLockedError, lockDataDir } from './data-dir-lock';
 import { clusterDirectory, runningClusterUrl, startEmbeddedCluster, type EmbeddedCluster } from './embedded-postgres';
 import { migrateInThread, migrationsUpToDate } from './migrations';
-import { DEFAULT_POOL_SETTINGS, describeLocation, postgresPoolConfig, waitForPostgres, type PoolSettings } from './postgres-pool';
+import { DEFAULT_POOL_SETTINGS, describeLocation, PatientPool, postgresPoolConfig, waitForPostgres, type PoolSettings } from './postgres-pool';
 
 /**
  * The one storage port (ADR 0042): a PostgreSQL database, reached through one pg pool that Prisma's
@@ -131,7 +131,7 @@ async function openOnServer(databaseUrl: string, options: StoreOptions): Promise
 
 async function openOnUrl(url: string, backend: Backend, options: StoreOptions): Promise<Store> {
   const { logger } = options;
-  const pool = new Pool(postgresPoolConfig(url, options.pool ?? DEFAULT_POOL_SETTINGS, 'sync-gateway'));
+  const pool = new PatientPool(postgresPoolConfig(url, options.pool ?? DEFAULT_POOL_SETTINGS, 'sync-gateway'));
   // An idle connection that dies (restart, terminated backend) is dropped from the pool; not fatal.
   pool.on('error', (error) => logger.warn({ cause: error.message }, 'idle database connection lost'));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

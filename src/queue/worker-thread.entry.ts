@@ -5,8 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
-import { Pool } from 'pg';
-import { postgresPoolConfig } from '../db/postgres-pool';
+import { PatientPool, postgresPoolConfig } from '../db/postgres-pool';
 import { createLogger } from '../logger';
 import { setWebhookNetworks } from '../webhooks/network-policy';
 import { createSecretBox } from '../webhooks/secret-box';
@@ -23,7 +22,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config).child({ thread: 'webhook-worker' });
   // A thread has its own copy of every module: the SSRF guard's lists must be set here too.
   setWebhookNetworks(config.webhookNetworks);
-  const pool = new Pool(
+  const pool = new PatientPool(
     postgresPoolConfig(config.databaseUrl!, { ...config.databasePool, size: config.databasePool.workerSize }, 'sync-gateway-worker'),
   );
   pool.on('error', (error) => logger.warn({ cause: error.message }, 'idle database connection lost'));

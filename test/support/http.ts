@@ -57,6 +57,8 @@ export async function startTestServer(
      * 127.0.0.1/32 is allowed unless a test says otherwise (production allows no loopback).
      */
     webhookNetworks?: NetworkLists;
+    /** LISTEN for revocations the CLI announces, as the server does (default); off where a test counts connections. */
+    listenForRevocations?: boolean;
   } = {},
 ): Promise<TestServer> {
   setWebhookNetworks(options.webhookNetworks ?? LOOPBACK_RECEIVERS);
@@ -95,7 +97,10 @@ export async function startTestServer(
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { token } = await createToken(db.prisma, `test-${Math.random().toString(36).slice(2)}`);
   // As the server: revocations made in the database by the CLI reach this process (src/server.ts).
-  const revocations = listenForRevocations(db.url, { logger: pino({ level: 'silent' }), onRevoked: () => events.publishRevocation() });
+  const revocations =
+    options.listenForRevocations === false
+      ? undefined
+      : listenForRevocations(db.url, { logger: pino({ level: 'silent' }), onRevoked: () => events.publishRevocation() });
 
   const request: TestServer['request'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -125,7 +130,7 @@ export async function startTestServer(
     request,
     graphql: (query, variables) => request('POST', '/graphql', { body: { query, variables } }),
     async close() {
-      await revocations.close();
+      await revocations?.close();
       await websockets.close();
       await new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import pino from 'pino';
+import { openStore, type Store } from '../../src/db/store';
+import { createPostgresDatabase, type TestDatabase } from '../support/database';
+import { databaseUrl } from '../support/global-setup';
+import { startTestServer, type TestServer } from '../support/http';
+
+/**
+ * Issue 30: a request waits up to DATABASE_POOL_TIMEOUT_MS for a connection, also when the server
+ * has no slot left (several replicas on one PostgreSQL, a burst), instead of answering 503 at once.
+ * "No slot left" is a role's CONNECTION LIMIT (a superuser ignores limits), held by the test's own
+ * connections, on the embedded test cluster.
+ */
+const LIMIT = 3;
+const POOL_TIMEOUT_MS = 4_000;
+
+describe('the request path waits for a connection while the database is full', () => {
+  const role = `sgw_pool_${randomBytes(4).toString('hex')}`;
+  const password = randomBytes(12).toString('hex');
+  let database: { url: string; drop(): Promise<void> };
+  let admin: Client;
+  let store: Store;
+  let api: TestServer;
+  let limitedUrl: string;
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase('embedded');
+    const name = new URL(database.url).pathname.slice(1);
+    admin = new Client({ connectionString: database.url });
+    await admin.connect();
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}' CONNECTION LIMIT ${LIMIT}`);
+    await admin.query(`GRANT CONNECT ON DATABASE ${name} TO ${role}`);
+    await admin.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+    await admin.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`);
+    await admin.query(`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+    const url = new URL(database.url);
+    url.username = role;
+    url.password = password;
+    limitedUrl = url.toString();
+    store = await openStore({
+      databaseUrl: limitedUrl,
+      dataDir: '/nonexistent',
+      logger: pino({ level: 'silent' }),
+      pool: { size: 10, timeoutMs: POOL_TIMEOUT_MS, statementTimeoutMs: 30_000 },
+    });
+    const testDb: TestDatabase = { ...store, queryCount: () => 0 };
+    // No LISTEN connection of its own: every slot of the role is counted here.
+    api = await startTestServer(testDb, { listenForRevocations: false });
+  }, 60_000);
+
+  afterAll(async () => {
+    await api?.close();
+    await store?.close();
+    await admin?.end();
+    await database?.drop();
+    const c = new Client({ connectionString: databaseUrl(database.url, 'postgres') });
+    await c.connect();
+    await c.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
+    await c.end();
+  }, 60_000);
+
+  /** Every slot of the role, held by connections outside the service (another replica, say). */
+  async function fillTheServer(): Promise<Client[]> {
+    // The service's own idle connections would be a slot of their own: let them go first.
+    await store.sql.query('SELECT 1');
+    const idle = store.sql.idleCount;
+    expect(idle).toBeGreaterThan(0);
+    const held: Client[] = [];
+    const terminate = await admin.query(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = $1`, [role]);
+    expect(Number(terminate.rows[0]!.count)).toBeGreaterThan(0);
+    // The pool drops a terminated idle connection at its next error event; give it that turn.
+    for (let i = 0; i < 50 && store.sql.totalCount > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < LIMIT; i++) {
+      const c = new Client({ connectionString: limitedUrl });
+      c.on('error', () => undefined);
+      await c.connect();
+      held.push(c);
+    }
+    await expect(new Client({ connectionString: limitedUrl }).connect()).rejects.toMatchObject({ code: '53300' });
+    return held;
+  }
+
+  it('answers once a slot frees up within the timeout', async () => {
+    const held = await fillTheServer();
+    const started = Date.now();
+    const request = api.request('GET', '/api/v1/updated-products');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await held.pop()!.end();
+    const res = await request;
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    await Promise.all(held.map((c) => c.end()));
+  });
+
+  it('answers 503 with Retry-After when no slot frees up within the timeout, not before', async () => {
+    const held = await fillTheServer();
+    const started = Date.now();
+    const res = await api.request('GET', '/api/v1/updated-products');
+    const waited = Date.now() - started;
+    await Promise.all(held.map((c) => c.end()));
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(res.body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(waited).toBeGreaterThanOrEqual(POOL_TIMEOUT_MS - 600);
+  });
+});
