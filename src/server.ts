@@ -21,7 +21,7 @@ import { queueDatabaseOverPg } from './queue/sql/queue-database';
 import { startWorkerThread, type BackgroundWorker } from './queue/worker-thread';
 import { setWebhookNetworks } from './webhooks/network-policy';
 import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
-import { createRedisClient, redisHealth } from './redis/redis-client';
+import { closeRedis, createRedisClient, redisHealth } from './redis/redis-client';
 import { startPendingCountCompaction } from './changes/pending-counts';
 import { listenForRevocations } from './auth/revocation-notices';
 
@@ -90,19 +90,22 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
-        // Stop accepting, let in-flight requests finish (bounded), then close the store cleanly.
-        await websockets.close();
+        // Everything but the store gets SHUTDOWN_GRACE_MS in all (in-flight requests finish or are
+        // cut at it; deliveries in flight are released); the store closes last, whatever hung.
+        const deadline = Date.now() + config.shutdownGraceMs;
+        const step = (name: string, work: () => Promise<unknown> | undefined) => withinDeadline(name, work, deadline, logger);
+        await step('websockets', () => websockets.close());
         metricsServer?.close();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+        const timer = setTimeout(() => server.closeAllConnections(), Math.max(0, deadline - Date.now()));
         await drained;
         clearTimeout(timer);
-        await worker?.stop();
-        await compaction.stop();
-        await revocations.close();
-        await events.close();
-        await limiterRedis?.quit().catch(() => limiterRedis.disconnect());
+        await step('worker', () => worker?.stop());
+        await step('pending-count compaction', () => compaction.stop());
+        await step('revocation listener', () => revocations.close());
+        await step('events', () => events.close());
+        if (limiterRedis) await closeRedis(limiterRedis);
         await db.close();
       })());
     return { url, server, db, close };
@@ -140,13 +143,40 @@ export async function startWorker(config: AppConfig, logger: Logger): Promise<{ 
   };
 }
 
+/**
+ * One step of a shutdown, abandoned at the deadline (logged): a Redis or a receiver that does not
+ * answer must not keep a stopping process alive.
+ */
+async function withinDeadline(name: string, work: () => Promise<unknown> | undefined, deadline: number, logger: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()))));
+  const outcome = await Promise.race([
+    Promise.resolve(work()).then(
+      () => 'done' as const,
+      (error: unknown) => error,
+    ),
+    late,
+  ]);
+  clearTimeout(timer);
+  if (outcome === 'late') logger.warn({ step: name }, 'shutdown step did not finish within SHUTDOWN_GRACE_MS; going on without it');
+  else if (outcome !== 'done') logger.warn({ step: name, err: outcome }, 'shutdown step failed; going on');
+}
+
+/** Time the store gets to close after the grace: the pool, then the embedded cluster's fast shutdown. */
+const STORE_STOP_MS = 15_000;
+
 /** SIGTERM/SIGINT stop the server gracefully; a second signal exits at once. */
-export function stopOnSignals(running: Pick<RunningServer, 'close'>, logger: Logger): void {
+export function stopOnSignals(running: Pick<RunningServer, 'close'>, logger: Logger, graceMs: number): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(130);
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // The last resort: close() bounds each step, but nothing may keep a stopping process alive.
+    setTimeout(() => {
+      logger.error({ graceMs }, 'shutdown ran past SHUTDOWN_GRACE_MS and the time the store gets to stop; exiting');
+      process.exit(1);
+    }, graceMs + STORE_STOP_MS).unref();
     running.close().then(
       () => {
         logger.info('stopped');

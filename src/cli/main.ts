@@ -40,7 +40,7 @@ export function buildCli(): Command {
       const config = loadConfig();
       const logger = createLogger(config);
       const { startServer, stopOnSignals } = await loadServer();
-      stopOnSignals(await startServer(config, logger), logger);
+      stopOnSignals(await startServer(config, logger), logger, config.shutdownGraceMs);
     });
 
   program
@@ -50,7 +50,7 @@ export function buildCli(): Command {
       const config = loadConfig();
       const logger = createLogger(config);
       const { startWorker, stopOnSignals } = await loadServer();
-      stopOnSignals(await startWorker(config, logger), logger);
+      stopOnSignals(await startWorker(config, logger), logger, config.shutdownGraceMs);
     });
 
   program

@@ -1,11 +1,19 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { PrismaClient } from '../generated/prisma/client';
 import { DataDirLockedError, lockDataDir } from './data-dir-lock';
 import { clusterDirectory, runningClusterUrl, startEmbeddedCluster, type EmbeddedCluster } from './embedded-postgres';
 import { migrateInThread, migrationsUpToDate } from './migrations';
-import { DEFAULT_POOL_SETTINGS, describeLocation, PatientPool, postgresPoolConfig, waitForPostgres, type PoolSettings } from './postgres-pool';
+import {
+  DEFAULT_POOL_SETTINGS,
+  describeLocation,
+  PatientPool,
+  postgresPoolConfig,
+  waitForPostgres,
+  type PoolSettings,
+} from './postgres-pool';
 
 /**
  * The one storage port (ADR 0042): a PostgreSQL database, reached through one pg pool that Prisma's
@@ -14,6 +22,8 @@ import { DEFAULT_POOL_SETTINGS, describeLocation, PatientPool, postgresPoolConfi
  * which only the start-up banner, /health and the CLI's wording read.
  */
 export type Backend = 'embedded' | 'postgresql';
+
+const POOL_END_MS = 3_000;
 
 export type Store = {
   prisma: PrismaClient;
@@ -150,7 +160,9 @@ async function openOnUrl(url: string, backend: Backend, options: StoreOptions): 
     },
     async close() {
       await prisma.$disconnect();
-      await pool.end().catch(() => undefined);
+      // A connection still checked out (a request cut at the shutdown grace) would hold end() open;
+      // on the embedded store the cluster's fast shutdown that follows ends its session anyway.
+      await Promise.race([pool.end().catch(() => undefined), sleep(POOL_END_MS)]);
     },
   };
 }

@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { SyncFailureEvent } from '../failures/failure.input';
 import type { OperationalEvent } from '../webhooks/endpoint-health';
-import { createRedisClient, redisHealth, type RedisHealth } from '../redis/redis-client';
+import { createRedisClient, redisHealth, type RedisHealth, closeRedis } from '../redis/redis-client';
 import { createFailoverEventTarget, type LiveEventsGap } from './failover-event-target';
 
 export type { LiveEventsGap } from './failover-event-target';
@@ -95,7 +95,7 @@ export function createEventHub(options: { redisUrl?: string | undefined; logger?
       // Unsubscribed before the connections quit, or the UNSUBSCRIBE fails on a closed connection.
       await Promise.all([...revocationFeeds].map((notices) => notices.return?.()));
       revocationFeeds.clear();
-      if (clients) await Promise.all([clients.publish, clients.subscribe].map((c) => c.quit().catch(() => c.disconnect())));
+      if (clients) await Promise.all([clients.publish, clients.subscribe].map((c) => closeRedis(c)));
     },
   };
 }

@@ -107,3 +107,25 @@ function reconnectOnCommandTimeout(client: Redis, role: RedisRole, logger: Logge
     return result;
   }) as Redis['sendCommand'];
 }
+
+/**
+ * Closes a client within `timeoutMs` whatever Redis is doing: QUIT when connected (pending replies
+ * arrive first), else, or past the timeout, a plain disconnect. A QUIT sent while Redis is
+ * unreachable waits in ioredis's offline queue for a reconnection that may never come, which kept
+ * stopping processes alive for as long as Redis was down (issue 30).
+ */
+export async function closeRedis(client: Redis, timeoutMs = 1_000): Promise<void> {
+  if (client.status === 'ready') {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([
+      client.quit().then(
+        () => undefined,
+        () => undefined,
+      ),
+      timedOut,
+    ]);
+    clearTimeout(timer);
+  }
+  client.disconnect();
+}

