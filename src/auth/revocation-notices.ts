@@ -13,12 +13,14 @@ export async function announceRevocation(sql: Pick<Pool, 'query'>): Promise<void
   await sql.query(`SELECT pg_notify('${REVOCATION_CHANNEL}', '')`);
 }
 
-/** In a serving process: `onRevoked` on every notice, and after each (re)connect (notices sent meanwhile are gone). */
+/** In a serving process: `onRevoked` on every notice, and after each reconnection (notices sent meanwhile are gone). */
 export function listenForRevocations(databaseUrl: string, options: { logger: Logger; onRevoked: () => void }): ChannelListener {
   return listenOnChannel(databaseUrl, {
     channel: REVOCATION_CHANNEL,
     applicationName: 'sync-gateway-listen-revocations',
     logger: options.logger,
     onWork: options.onRevoked,
+    // At start no token is cached yet: nothing to drop.
+    wakeOnFirstListen: false,
   });
 }

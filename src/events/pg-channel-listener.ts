@@ -24,6 +24,11 @@ export function listenOnChannel(
     logger: Logger;
     onWork: () => void;
     connectTimeoutMs?: number;
+    /**
+     * Whether `onWork()` runs once LISTEN is first in effect, as it does after every reconnection
+     * (default true). Off for listeners with nothing to catch up on at start.
+     */
+    wakeOnFirstListen?: boolean;
     /** Notifications with this payload are ignored: they come from this process, whose worker was woken already. */
     ownPayload?: string | undefined;
   },
@@ -32,6 +37,7 @@ export function listenOnChannel(
   let closed = false;
   let client: Client | undefined;
   let listening = false;
+  let everListened = false;
   let cancelWait: (() => void) | undefined;
 
   const sleep = (ms: number) =>
@@ -67,7 +73,8 @@ export function listenOnChannel(
         listening = true;
         if (failures > 0) logger.info({ channel: options.channel, attempts: failures }, 'LISTEN re-established');
         failures = 0;
-        onWork();
+        if (everListened || options.wakeOnFirstListen !== false) onWork();
+        everListened = true;
         const cause = await lost;
         listening = false;
         if (closed) break;

@@ -220,7 +220,7 @@ describeWithPostgres('sync-gateway CLI on PostgreSQL (DATABASE_URL)', () => {
   it(
     'migrates a fresh database and manages tokens in it',
     async () => {
-      const database = await createPostgresDatabase();
+      const database = await createPostgresDatabase('postgresql', { migrated: false });
       const env = { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
       const run = (...args: string[]) => runCli(env, args);
       try {

@@ -108,7 +108,7 @@ describe('serve refuses a bad start with one clear line per problem, before touc
     'asks for ENCRYPTION_KEY with DATABASE_URL before any migration runs',
     async () => {
       // Without a PostgreSQL server the URL points nowhere: a start that connected first would fail differently.
-      const database = process.env.TEST_DATABASE_URL ? await createPostgresDatabase() : undefined;
+      const database = process.env.TEST_DATABASE_URL ? await createPostgresDatabase('postgresql', { migrated: false }) : undefined;
       try {
         const url = database?.url ?? 'postgresql://postgres@127.0.0.1:1/nowhere';
         for (const command of ['serve', 'worker']) {

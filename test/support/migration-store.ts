@@ -4,9 +4,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { Client } from 'pg';
 import { MIGRATIONS_DIR } from '../../src/db/migrator';
+import type { Backend } from '../../src/db/store';
 import { createPostgresDatabase } from './database';
 
 export type MigrationStore = {
@@ -24,15 +24,8 @@ export const migrationsBefore = (name: string): string[] =>
     .sort();
 
 export async function openMigrationStore(backend: string): Promise<MigrationStore> {
-  if (backend === 'embedded') {
-    const pglite = await PGlite.create();
-    return {
-      exec: (sql) => pglite.exec(sql),
-      rows: async (sql) => (await pglite.query<Record<string, unknown>>(sql)).rows,
-      close: () => pglite.close(),
-    };
-  }
-  const database = await createPostgresDatabase();
+  // Empty: the migrations before the one under test are run by hand.
+  const database = await createPostgresDatabase(backend as Backend, { migrated: false });
   const client = new Client({ connectionString: database.url });
   await client.connect();
   return {
