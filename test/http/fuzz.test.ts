@@ -20,7 +20,7 @@ import { schema } from '../../src/graphql/schema';
 import { fullPath, type RestRoute } from '../../src/rest/route-table';
 import { restRoutes } from '../../src/rest/routes';
 import { isPerRecordBatch } from '../../src/validation/graphql-arguments';
-import { backends } from '../support/database';
+import { httpBackends } from '../support/database';
 import { fingerprint } from '../support/fingerprint';
 import { useApiFixture } from '../support/http';
 
@@ -214,7 +214,7 @@ const GRAPHQL_FIELDS = (['Query', 'Mutation'] as const).flatMap((root) =>
     .map((f) => [`${root}.${f.name}`, root, f] as const),
 );
 
-describe.each(backends)('fuzzed input on %s', (backend) => {
+describe.each(httpBackends)('fuzzed input on %s', (backend) => {
   const ctx = useApiFixture(backend);
 
   async function send(request: Request, token: string): Promise<{ status: number; text: string }> {

@@ -13,7 +13,7 @@ import { schema } from '../../src/graphql/schema';
 import { fullPath, type RestRoute } from '../../src/rest/route-table';
 import { restRoutes } from '../../src/rest/routes';
 import { isPerRecordBatch } from '../../src/validation/graphql-arguments';
-import { backends } from '../support/database';
+import { httpBackends } from '../support/database';
 import { fingerprint as fingerprintOf } from '../support/fingerprint';
 import { useApiFixture } from '../support/http';
 
@@ -221,7 +221,7 @@ const POISON_CASES = BATCH_ROUTES.flatMap(({ route, arg }) => {
   );
 });
 
-describe.each(backends)('hostile input on %s', (backend) => {
+describe.each(httpBackends)('hostile input on %s', (backend) => {
   const ctx = useApiFixture(backend);
 
   const fingerprint = () => fingerprintOf(ctx.db.prisma);

@@ -6,7 +6,7 @@ import { schema } from '../../src/graphql/schema';
 import { buildOpenApiDocument, documentedQueryParameters } from '../../src/rest/openapi';
 import { fullPath } from '../../src/rest/route-table';
 import { restRoutes } from '../../src/rest/routes';
-import { backends, openTestDatabase, type TestDatabase } from '../support/database';
+import { httpBackends, openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, useApiFixture, type TestServer } from '../support/http';
 
 /** Whether a route template such as /api/v1/x/:id covers a concrete path (/api/v1/x/batch-delete is also an :id). */
@@ -29,7 +29,7 @@ const parseAllow = (value: string | null) =>
     .map((m) => m.trim())
     .sort();
 
-describe.each(backends)('HTTP conventions on %s', (backend) => {
+describe.each(httpBackends)('HTTP conventions on %s', (backend) => {
   const ctx = useApiFixture(backend);
   const send = (method: string, path: string, init: RequestInit & { token?: string | null } = {}) => {
     const headers = new Headers(init.headers);

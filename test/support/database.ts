@@ -23,6 +23,12 @@ export type TestDatabase = {
 /** The embedded cluster always; the machine's PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
 export const backends: Backend[] = process.env.TEST_DATABASE_URL ? ['embedded', 'postgresql'] : ['embedded'];
 
+/**
+ * For suites about the request path rather than the store (fuzzing, hostile input, HTTP
+ * conventions): one provider is enough now that both run the same engine, so they run once.
+ */
+export const httpBackends: Backend[] = ['embedded'];
+
 /** The server `backend` names for this run (test/support/global-setup.ts). */
 function serverOf(backend: Backend): { url: string; template: string | undefined } {
   const url = backend === 'embedded' ? process.env.TEST_EMBEDDED_URL : process.env.TEST_DATABASE_URL;
