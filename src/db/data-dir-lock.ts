@@ -23,8 +23,8 @@ export class DataDirLockedError extends Error {
 const STALE_MS = 20_000;
 
 /**
- * PGlite is one Postgres instance inside this process; two processes on one directory corrupt it.
- * The lock is refreshed while held, so a lock of a crashed holder elsewhere goes stale; a holder
+ * One service runs the embedded cluster of a DATA_DIR: a second one would take the first one's
+ * live postmaster for an orphan and stop it (src/db/embedded-postgres.ts). The lock is refreshed while held, so a lock of a crashed holder elsewhere goes stale; a holder
  * recorded on this host that is gone (see lock-holder.ts) gives the lock up at once.
  */
 export async function lockDataDir(dataDir: string, onCompromised: (error: Error) => void, logger?: Logger): Promise<() => Promise<void>> {

@@ -20,7 +20,7 @@ export const builder = new SchemaBuilder<{
   plugins: [PrismaPlugin],
   defaultFieldNullability: false,
   prisma: {
-    // The client is per deployment (PGlite or PostgreSQL), so the schema reads it from the context.
+    // The client is per deployment (its own pool), so the schema reads it from the context.
     client: (ctx) => ctx.prisma,
     dmmf: getDatamodel(),
     exposeDescriptions: false,

@@ -2,7 +2,7 @@ import type { ErrorDetail } from '../errors/app-error';
 import { formatPath } from '../errors/field-path';
 
 /**
- * What PostgreSQL (and PGlite) cannot store, found before a value reaches the database: a NUL
+ * What PostgreSQL cannot store, found before a value reaches the database: a NUL
  * character is refused by `text` and `jsonb` alike, a lone UTF-16 surrogate makes `jsonb` fail
  * and is silently replaced by U+FFFD in `text`, a non-finite number (JSON `1e400` parses to
  * Infinity) would become `null`, and a date before year 1 is out of the range Prisma can send.

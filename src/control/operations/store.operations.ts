@@ -38,7 +38,7 @@ export const exportOperation = defineOperation({
 
 /**
  * The PGlite store of 0.1, imported by the store's migration when this process started the
- * cluster (src/db/pglite-import.ts); what DATA_DIR holds before and after tells what happened.
+ * cluster (src/backups/pglite-import.ts); what DATA_DIR holds before and after tells what happened.
  */
 export const importPgliteOperation = defineOperation({
   name: 'store.import-pglite',
