@@ -10,6 +10,7 @@ import {
   type OperationDefinitionNode,
   type TypeNode,
 } from 'graphql';
+import { loadConfig } from '../../src/config';
 import { listSizes } from '../../src/graphql/list-sizes';
 import { createNodeCounter, UncountableOperationError } from '../../src/graphql/query-nodes';
 import { schema } from '../../src/graphql/schema';
@@ -89,7 +90,7 @@ describe('every REST route at its largest page', () => {
   const rest = restSchema(schema);
   const restCount = createNodeCounter(rest);
   const config = sofaConfig(rest, restRoutes);
-  const max = 50_000; // MAX_QUERY_NODES's default
+  const max = loadConfig({}).requestBounds.maxQueryNodes;
 
   const routeCounts = restRoutes.map((route) => {
     const [kind, field] = route.field.split('.') as ['Query' | 'Mutation', string];
