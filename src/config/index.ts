@@ -34,10 +34,16 @@ const envSchema = z.object({
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().positive().default(5000),
   /** Bounds on what one GraphQL or REST request may cost (ADR 0043). Nodes: list items an operation may return. */
   MAX_QUERY_NODES: z.coerce.number().int().positive().default(50_000),
-  /** Queries that may return this many nodes or more are expensive: they run a few at a time. */
-  EXPENSIVE_QUERY_NODES: z.coerce.number().int().positive().default(5_000),
+  /**
+   * Queries that may return this many nodes or more are expensive: they run one at a time per
+   * replica by default. 200: four default pages; a poll of up to 200 records never waits.
+   */
+  EXPENSIVE_QUERY_NODES: z.coerce.number().int().positive().default(200),
   MAX_EXPENSIVE_OPERATIONS_PER_TOKEN: z.coerce.number().int().positive().default(2),
-  MAX_EXPENSIVE_OPERATIONS: z.coerce.number().int().positive().default(4),
+  /** Measured (bench/bounded-load.ts): with 2 at once and no rest a 50-record poll's p99 was 5 s on PostgreSQL. */
+  MAX_EXPENSIVE_OPERATIONS: z.coerce.number().int().positive().default(1),
+  /** After an expensive query, its replica slot rests this percentage of the time the query took (100: as long again). */
+  EXPENSIVE_OPERATION_REST_PERCENT: z.coerce.number().int().min(0).max(1_000).default(100),
   /** How long an expensive query waits for its turn on a busy replica before a 503. */
   EXPENSIVE_OPERATION_WAIT_MS: z.coerce.number().int().min(0).default(5_000),
   /** The largest answer of a query; a larger one fails alone with RESPONSE_TOO_LARGE (422). */
@@ -187,6 +193,7 @@ export type RequestBounds = {
   maxExpensivePerToken: number;
   maxExpensiveOperations: number;
   expensiveWaitMs: number;
+  expensiveRestRatio: number;
   maxResponseBytes: number;
 };
 
@@ -241,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxExpensivePerToken: e.MAX_EXPENSIVE_OPERATIONS_PER_TOKEN,
       maxExpensiveOperations: e.MAX_EXPENSIVE_OPERATIONS,
       expensiveWaitMs: e.EXPENSIVE_OPERATION_WAIT_MS,
+      expensiveRestRatio: e.EXPENSIVE_OPERATION_REST_PERCENT / 100,
       maxResponseBytes: e.MAX_RESPONSE_BYTES,
     },
     registration: e.REGISTRATION,

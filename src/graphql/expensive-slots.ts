@@ -12,7 +12,20 @@ export type ExpensiveSlots = {
   running(): number;
 };
 
-export function createExpensiveSlots(limits: { perCaller: number; perProcess: number; waitMs: number }): ExpensiveSlots {
+/** The longest a slot rests after one operation. */
+const MAX_REST_MS = 1_000;
+
+export function createExpensiveSlots(limits: {
+  perCaller: number;
+  perProcess: number;
+  waitMs: number;
+  /**
+   * A process slot rests after an operation for this share of the time the operation held it
+   * (1: as long again), so that expensive operations leave the event loop to everyone else for
+   * that share of the time however many wait: a poll waits behind at most one of them. At most 1 s.
+   */
+  restRatio?: number;
+}): ExpensiveSlots {
   const byCaller = new Map<string, number>();
   let running = 0;
   const queue: Array<{ grant: () => void; timer: NodeJS.Timeout }> = [];
@@ -52,12 +65,17 @@ export function createExpensiveSlots(limits: { perCaller: number; perProcess: nu
         return { refused: 'busy' };
       }
       let released = false;
+      const heldSince = performance.now();
       return {
         release: () => {
           if (released) return;
           released = true;
           releaseCaller(caller);
-          releaseProcess();
+          // Capped: an operation that mostly waited (for a lock, a busy store) used little of the
+          // event loop, and a long rest would time out everyone queued behind it.
+          const restMs = Math.min((performance.now() - heldSince) * (limits.restRatio ?? 0), MAX_REST_MS);
+          if (restMs >= 1) setTimeout(releaseProcess, restMs).unref();
+          else releaseProcess();
         },
       };
     },

@@ -34,6 +34,7 @@ export function useRequestBounds(bounds: RequestBounds, schema: GraphQLSchema): 
     perCaller: bounds.maxExpensivePerToken,
     perProcess: bounds.maxExpensiveOperations,
     waitMs: bounds.expensiveWaitMs,
+    restRatio: bounds.expensiveRestRatio,
   });
 
   const countExecute: EnvelopPlugin<Context>['onExecute'] = ({ args, setResultAndStopExecution }) => {

@@ -80,7 +80,7 @@ function renderBounds(b: RequestBounds): string[] {
     '  alone with 422 `RESPONSE_TOO_LARGE`: ask for a smaller page. Mutations are never cut (their effect is applied).',
     `- **Expensive queries** (${n(b.expensiveQueryNodes)} nodes or more) run at most ${b.maxExpensivePerToken} at once per token`,
     `  (429 \`RATE_LIMITED\` with Retry-After beyond) and ${b.maxExpensiveOperations} at once per replica (an extra one waits up to`,
-    `  ${n(b.expensiveWaitMs)} ms, then 503 with Retry-After). Polls of the change lists are far below the threshold.`,
+    `  ${n(b.expensiveWaitMs)} ms, then 503 with Retry-After). Polls of fewer records than that never wait.`,
     '',
   ];
 }

@@ -12,9 +12,10 @@ export const BOUNDS_MARKDOWN = [
     'page of `/api/v1/failures` and `/api/v1/outbound-queue` counts 5,500 (their nested error details and attempts counted as 10 each).',
   '- **Answer size.** A GET whose answer would exceed MAX_RESPONSE_BYTES (default 8 MiB) is a 422 `RESPONSE_TOO_LARGE` naming ' +
     '`limit`: ask for a smaller page. Other requests are unaffected. Writes are never cut: their effect is applied by then.',
-  '- **Expensive queries** (5,000 nodes or more, EXPENSIVE_QUERY_NODES) run at most 2 at once per API token ' +
-    '(MAX_EXPENSIVE_OPERATIONS_PER_TOKEN; 429 with Retry-After beyond) and 4 at once per replica (MAX_EXPENSIVE_OPERATIONS; one more ' +
-    'waits up to 5 s, then 503 with Retry-After). The change lists (`limit` ≤ 500, no nested lists) are never expensive.',
+  '- **Expensive queries** (200 nodes or more, EXPENSIVE_QUERY_NODES: a page of more than 199 records, or nested lists) run ' +
+    'at most 2 at once per API token (MAX_EXPENSIVE_OPERATIONS_PER_TOKEN; 429 with Retry-After beyond) and one at a time per ' +
+    'replica (MAX_EXPENSIVE_OPERATIONS), which then rests as long as the query took (at most 1 s); another waits its turn up to 5 s, then 503 ' +
+    'with Retry-After. Polls of up to 199 records never wait, whatever else runs.',
   '',
   '',
 ].join('\n');

@@ -42,4 +42,15 @@ describe('expensive slots', () => {
     if ('release' in cSlot) cSlot.release();
     expect('release' in (await slots.acquire('d'))).toBe(true);
   });
+
+  it('rests a process slot for its share of the time the operation held it', async () => {
+    const slots = createExpensiveSlots({ perCaller: 10, perProcess: 1, waitMs: 2_000, restRatio: 1 });
+    const release = await granted(slots, 'a');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    release();
+    const started = Date.now();
+    const next = await granted(slots, 'b'); // the slot rests about 150 ms before it passes on
+    expect(Date.now() - started).toBeGreaterThanOrEqual(120);
+    next();
+  });
 });
