@@ -36,6 +36,7 @@ import { createRestErrorHandler } from './rest/error-handler';
 import { buildOpenApiDocument } from './rest/openapi';
 import { useRestEdge } from './rest/rest-edge.plugin';
 import { useCompiledExecution } from './graphql/compiled-execution.plugin';
+import { useRequestBounds } from './graphql/request-bounds.plugin';
 import { restRoutes } from './rest/routes';
 import { sofaConfig, useRestSofa } from './rest/sofa';
 
@@ -47,7 +48,7 @@ export type App = YogaServerInstance<ServerContext, RequestContext> & { liveStre
 export type AppDeps = {
   config: Pick<
     AppConfig,
-    'maxBodyBytes' | 'tokenLastUsedResolutionMs' | 'tokenCacheTtlMs' | 'trustProxy' | 'graphqlLimits' | 'corsOrigins'
+    'maxBodyBytes' | 'tokenLastUsedResolutionMs' | 'tokenCacheTtlMs' | 'trustProxy' | 'graphqlLimits' | 'requestBounds' | 'corsOrigins'
   > & {
     /** The admin console's build; tests point it at a fixture. Default: dist/console. */
     consoleDir?: string;
@@ -98,10 +99,11 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       method: 'GET',
       path: '/.well-known/ai-context',
       contentType: 'text/markdown; charset=utf-8',
-      render: () => renderAiContext(restRoutes),
+      render: () => renderAiContext(restRoutes, config.requestBounds),
     },
   ];
 
+  const bounds = useRequestBounds(config.requestBounds, schema);
   const yoga = createYoga<ServerContext, RequestContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -197,7 +199,11 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       }),
       ...graphqlLimitPlugins(config.graphqlLimits),
       useErrorPolicy(),
+      // The node bound before compiling (a refused document is never compiled), the expensive-slot
+      // and answer-size checks around the executor compiled execution chose (ADR 0043).
+      bounds.count,
       useCompiledExecution(),
+      bounds.run,
       useRevocableStreams(liveStreams),
     ],
   });

@@ -31,6 +31,26 @@ const envSchema = z.object({
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5000),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().positive().default(5000),
+  /** Bounds on what one GraphQL or REST request may cost (ADR 0043). Nodes: list items an operation may return. */
+  MAX_QUERY_NODES: z.coerce.number().int().positive().default(50_000),
+  /**
+   * Queries that may return this many nodes or more are expensive: they run one at a time per
+   * replica by default. 200: four default pages; a poll of up to 200 records never waits.
+   */
+  EXPENSIVE_QUERY_NODES: z.coerce.number().int().positive().default(200),
+  MAX_EXPENSIVE_OPERATIONS_PER_TOKEN: z.coerce.number().int().positive().default(2),
+  /** Measured (bench/bounded-load.ts): with 2 at once and no rest a 50-record poll's p99 was 5 s on PostgreSQL. */
+  MAX_EXPENSIVE_OPERATIONS: z.coerce.number().int().positive().default(1),
+  /** After an expensive query, its replica slot rests this percentage of the time the query took (100: as long again). */
+  EXPENSIVE_OPERATION_REST_PERCENT: z.coerce.number().int().min(0).max(1_000).default(100),
+  /** How long an expensive query waits for its turn on a busy replica before a 503. */
+  EXPENSIVE_OPERATION_WAIT_MS: z.coerce.number().int().min(0).default(5_000),
+  /** The largest answer of a query; a larger one fails alone with RESPONSE_TOO_LARGE (422). */
+  MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .default(8 * 1024 * 1024),
   /** Admin self-registration: closed (default), approval (pending until an admin approves) or open. */
   REGISTRATION: z.enum(REGISTRATION_MODES).default('closed'),
   /** Mail for password resets; without it the reset token is written to the log. */
@@ -124,6 +144,7 @@ export type AppConfig = {
   rateLimit: { readPerMinute: number; writePerMinute: number };
   trustProxy: boolean;
   graphqlLimits: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number };
+  requestBounds: RequestBounds;
   corsOrigins: string[];
   registration: RegistrationMode;
   smtpUrl: string | undefined;
@@ -141,6 +162,17 @@ export type AppConfig = {
   webhookDisableAfterMs: number;
   /** What the delivery worker prunes, in days; 0 keeps forever (ADRs 0021, 0031). */
   retention: { completedDays: number; resolvedDays: number; historyDays: number };
+};
+
+/** ADR 0043: node bound, expensive operations in flight, answer size. */
+export type RequestBounds = {
+  maxQueryNodes: number;
+  expensiveQueryNodes: number;
+  maxExpensivePerToken: number;
+  maxExpensiveOperations: number;
+  expensiveWaitMs: number;
+  expensiveRestRatio: number;
+  maxResponseBytes: number;
 };
 
 export class ConfigError extends Error {
@@ -184,6 +216,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxAliases: e.GRAPHQL_MAX_ALIASES,
       maxCost: e.GRAPHQL_MAX_COST,
       maxTokens: e.GRAPHQL_MAX_TOKENS,
+    },
+    requestBounds: {
+      maxQueryNodes: e.MAX_QUERY_NODES,
+      expensiveQueryNodes: e.EXPENSIVE_QUERY_NODES,
+      maxExpensivePerToken: e.MAX_EXPENSIVE_OPERATIONS_PER_TOKEN,
+      maxExpensiveOperations: e.MAX_EXPENSIVE_OPERATIONS,
+      expensiveWaitMs: e.EXPENSIVE_OPERATION_WAIT_MS,
+      expensiveRestRatio: e.EXPENSIVE_OPERATION_REST_PERCENT / 100,
+      maxResponseBytes: e.MAX_RESPONSE_BYTES,
     },
     registration: e.REGISTRATION,
     smtpUrl: e.SMTP_URL,

@@ -13,6 +13,8 @@ export const errorStatus = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   /** An Idempotency-Key sent again with a different request. */
   IDEMPOTENCY_KEY_REUSED: 422,
+  /** A query whose answer would exceed MAX_RESPONSE_BYTES: the same request fails again, a smaller page does not (ADR 0043). */
+  RESPONSE_TOO_LARGE: 422,
   RATE_LIMITED: 429,
   INTERNAL_SERVER_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,

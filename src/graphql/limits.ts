@@ -6,7 +6,9 @@ import type { AppConfig } from '../config';
 
 /**
  * Query depth, cost, alias and token limits for /graphql (GraphQL Armor). Rejected operations
- * never execute; they get VALIDATION_FAILED like any invalid operation.
+ * never execute; they get VALIDATION_FAILED like any invalid operation. Armor's cost does not
+ * multiply by page sizes: what an operation may return is bounded by request-bounds.plugin.ts
+ * (MAX_QUERY_NODES, ADR 0043), which covers the REST routes too.
  */
 export function graphqlLimitPlugins(limits: AppConfig['graphqlLimits']) {
   return [

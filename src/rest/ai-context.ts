@@ -1,11 +1,12 @@
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../changes/page';
+import type { RequestBounds } from '../config';
 import { fullPath, type RestRoute } from './route-table';
 
 /**
  * GET /.well-known/ai-context: a Markdown guide for language models and newcomers, written from
  * the same route table as the REST routes and the OpenAPI document, so it cannot go stale.
  */
-export function renderAiContext(routes: readonly RestRoute[]): string {
+export function renderAiContext(routes: readonly RestRoute[], bounds: RequestBounds): string {
   const tags = [...new Set(routes.map((r) => r.tag))];
   return [
     '# sync-gateway',
@@ -33,7 +34,7 @@ export function renderAiContext(routes: readonly RestRoute[]): string {
     '- Inbound batches validate each record alone: bad records come back in `errors`, the others are stored.',
     '- Errors: `{"error": {"code": "VALIDATION_FAILED", "message": "...", "details": [{"field": "products[3].price",',
     '  "message": "..."}], "requestId": "..."}}` with status 400 (validation), 401, 403 (admin only), 404, 405, 409,',
-    '  413 (body or batch too large), 415 (not JSON), 422 (Idempotency-Key reused), 429 (rate limit; see Retry-After),',
+    '  413 (body or batch too large), 415 (not JSON), 422 (Idempotency-Key reused, or an answer too large), 429 (rate limit; see Retry-After),',
     '  500 or 503 (database unavailable; see Retry-After). /api/doc lists per route the ones it answers. On `/graphql` the same',
     '  codes come as `{"errors": [{"message": "...", "extensions": {"code": "UNAUTHENTICATED"}}]}`, same HTTP status.',
     '- Send only the query parameters a route lists: any other (a misspelt filter) is a 400 naming it.',
@@ -45,6 +46,7 @@ export function renderAiContext(routes: readonly RestRoute[]): string {
     '  Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (seconds).',
     '- The same operations exist in GraphQL at `/graphql` (the REST routes are generated from that schema).',
     '',
+    ...renderBounds(bounds),
     '## Webhooks and live events',
     '',
     '- A reported failure (POST /api/v1/failures) is sent to the opposite system as an HTTP POST of',
@@ -63,6 +65,26 @@ export function renderAiContext(routes: readonly RestRoute[]): string {
     '',
     ...tags.flatMap((tag) => [`### ${tag}`, '', ...routes.filter((r) => r.tag === tag).flatMap(renderRoute)]),
   ].join('\n');
+}
+
+/** The bounds this server runs with (ADR 0043), so that a client can stay inside them. */
+function renderBounds(b: RequestBounds): string[] {
+  const n = (value: number) => value.toLocaleString('en-US');
+  return [
+    '## What one request may cost',
+    '',
+    `- **Nodes.** Before anything runs, the list items an operation may return are counted: each list's \`limit\``,
+    `  (its default when absent, its maximum when larger) multiplies the items of the lists nested in it; a nested list`,
+    `  without a limit counts as a fixed size (a product's \`priceItems\` and \`stock\`, a history entry's \`changes\`: 20).`,
+    `  More than ${n(b.maxQueryNodes)} (MAX_QUERY_NODES) is refused with 400 \`VALIDATION_FAILED\`; the message and`,
+    '  `extensions` (`bound`, `limit`, `nodes`) name the bound and the count. Every REST route fits at `limit=500`.',
+    `- **Answer size.** A query whose answer would exceed ${n(b.maxResponseBytes)} bytes (MAX_RESPONSE_BYTES) fails`,
+    '  alone with 422 `RESPONSE_TOO_LARGE`: ask for a smaller page. Mutations are never cut (their effect is applied).',
+    `- **Expensive queries** (${n(b.expensiveQueryNodes)} nodes or more) run at most ${b.maxExpensivePerToken} at once per token`,
+    `  (429 \`RATE_LIMITED\` with Retry-After beyond) and ${b.maxExpensiveOperations} at once per replica (an extra one waits up to`,
+    `  ${n(b.expensiveWaitMs)} ms, then 503 with Retry-After). Polls of fewer records than that never wait.`,
+    '',
+  ];
 }
 
 function renderRoute(route: RestRoute): string[] {

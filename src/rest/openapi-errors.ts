@@ -5,20 +5,26 @@ import { rateLimitHeaderRefs } from './openapi-headers';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- OpenAPI is loose JSON
 
 const ERROR_RESPONSES: Partial<Record<ErrorCode, string>> = {
-  VALIDATION_FAILED: 'Invalid input: malformed JSON, a bad or unknown query parameter or a bad field. details names each field.',
+  VALIDATION_FAILED:
+    'Invalid input: malformed JSON, a bad or unknown query parameter or a bad field, or a page that may return more than ' +
+    'MAX_QUERY_NODES nodes (never at limit ≤ 500 with the default). details names each field.',
   UNAUTHENTICATED: 'Missing or invalid bearer token (or, for sign-in, wrong credentials).',
   FORBIDDEN: 'Not allowed (registration closed, or an admin operation without role admin).',
   CONFLICT:
     'The record exists already or is not in a state that allows this, or a request with the same Idempotency-Key is still running (Retry-After).',
   IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was used in the last 24 hours for a different request (method, path, query or body).',
+  RESPONSE_TOO_LARGE:
+    'The answer would exceed MAX_RESPONSE_BYTES (default 8 MiB): the same request fails again, a smaller page (limit, named in details) does not.',
   NOT_FOUND: 'No record with this id.',
   PAYLOAD_TOO_LARGE: 'The body or the batch exceeds its limit.',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json.',
   RATE_LIMITED:
-    'Rate limit exceeded (per token, per client IP without one); Retry-After says when to try again. Nothing of the request was applied.',
+    'Rate limit exceeded (per token, per client IP without one), or the token already runs MAX_EXPENSIVE_OPERATIONS_PER_TOKEN ' +
+    'expensive queries; Retry-After says when to try again. Nothing of the request was applied.',
   INTERNAL_SERVER_ERROR: 'Unexpected error; the message is masked and the error is logged under requestId.',
   SERVICE_UNAVAILABLE:
-    'The database is unavailable (down, restarting, refusing connections, or no pooled connection free within DATABASE_POOL_TIMEOUT_MS). ' +
+    'The database is unavailable (down, restarting, refusing connections, or no pooled connection free within DATABASE_POOL_TIMEOUT_MS), ' +
+    'or the replica runs MAX_EXPENSIVE_OPERATIONS expensive queries and none ended within EXPENSIVE_OPERATION_WAIT_MS. ' +
     'Nothing of the request was applied; retry after Retry-After seconds. A Redis outage never causes it: rate limits then count per replica.',
 };
 
@@ -60,14 +66,16 @@ export function errorResponses(): Json {
  * The error statuses a route answers, each one produced by test/rest/openapi-responses.test.ts:
  * 400 (a bad argument or an unknown query parameter) and 429 everywhere; 401 unless public
  * (sign-in's own 401 aside); 404 for a record named in the path (not for a path value that only
- * filters); 413 and 415 on every method that reads a body; 500 and 503 wherever the database is
- * involved, which on /api/v1 is every route (token lookup, sign-in). Others per route (extraErrors).
+ * filters); 413 and 415 on every method that reads a body; 422 (RESPONSE_TOO_LARGE) on every query,
+ * whose answer is bounded (ADR 0043); 500 and 503 wherever the database is involved, which on
+ * /api/v1 is every route (token lookup, sign-in). Others per route (extraErrors).
  */
 export function errorRefs(route: RestRoute): Json {
   const codes: ErrorCode[] = ['VALIDATION_FAILED'];
   if (!route.public || route.field === 'Mutation.login') codes.push('UNAUTHENTICATED');
   if (route.path.includes(':') && !route.pathFilters) codes.push('NOT_FOUND');
   codes.push(...(route.extraErrors ?? []));
+  if (route.field.startsWith('Query.')) codes.push('RESPONSE_TOO_LARGE');
   if (route.method !== 'GET') codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   codes.push('RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE');
   const byStatus = [...new Set(codes)].sort((a, b) => errorStatus[a] - errorStatus[b]);

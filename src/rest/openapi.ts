@@ -5,6 +5,7 @@ import { idempotencyHeaders, idempotencyParameters } from './openapi-idempotency
 import { correctOperation } from './openapi-operation';
 import { fullPath, openApiPath, type RestRoute } from './route-table';
 import { GUARANTEES_MARKDOWN } from './guarantees';
+import { BOUNDS_MARKDOWN } from './request-bounds-doc';
 import { publicPaths } from './openapi-public';
 import { completeOutputSchemas } from './openapi-schemas';
 import { sofaOpenApiDocument } from './sofa';
@@ -47,6 +48,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
         'A query parameter an operation does not list is a 400 naming it (a misspelt filter must not return every row). ' +
         'Every GET also answers HEAD (same headers, no body); OPTIONS answers 204 with Allow; another method answers 405 with Allow. ' +
         'JSON answers are application/json; charset=utf-8. A human-readable reference of this document is at /api/reference.\n\n' +
+        BOUNDS_MARKDOWN +
         GUARANTEES_MARKDOWN,
       license: { name: 'Proprietary', url: 'https://example.com/license' },
     },

@@ -156,6 +156,22 @@ describe.each(backends)('the OpenAPI document against real responses on %s', (ba
         },
       });
     }
+    if (rest && method === 'GET') {
+      cases.push({
+        label: 'answer over MAX_RESPONSE_BYTES',
+        expect: 422,
+        call: success,
+        around: async (run) => {
+          const saved = api.requestBounds.maxResponseBytes;
+          api.requestBounds.maxResponseBytes = 1; // every answer of a query is larger
+          try {
+            return await run();
+          } finally {
+            api.requestBounds.maxResponseBytes = saved;
+          }
+        },
+      });
+    }
     const probe = operation.template === '/health' || operation.template === '/ready';
     cases.push({
       label: 'rate limit used up',

@@ -7,6 +7,7 @@ import { buildOpenApiDocument } from '../../src/rest/openapi';
 import { completeOutputSchemas } from '../../src/rest/openapi-schemas';
 import { documentValidator } from '../support/openapi-validation';
 import { renderAiContext } from '../../src/rest/ai-context';
+import { loadConfig } from '../../src/config';
 import { fullPath, openApiPath } from '../../src/rest/route-table';
 import { restRoutes } from '../../src/rest/routes';
 
@@ -205,7 +206,7 @@ describe('OpenAPI document', () => {
 });
 
 describe('ai-context document', () => {
-  const text = renderAiContext(restRoutes);
+  const text = renderAiContext(restRoutes, loadConfig({}).requestBounds);
 
   it('explains authentication, pagination and the error body', () => {
     expect(text).toMatch(/Authorization: Bearer <token>/);

@@ -5,7 +5,7 @@ import { createApp } from '../../src/app';
 import { createMetrics } from '../../src/ops/metrics';
 import { createReadiness } from '../../src/ops/readiness';
 import { createAccountLimiters, type AccountDeps } from '../../src/accounts/account.service';
-import { loadConfig } from '../../src/config';
+import { loadConfig, type RequestBounds } from '../../src/config';
 import { attachGraphqlWs } from '../../src/http/graphql-ws';
 import { createRateLimiters, type RateLimiters } from '../../src/rate-limits/limiters';
 import { createToken } from '../../src/auth/token.service';
@@ -22,6 +22,8 @@ export type JsonResponse<T = any> = { status: number; headers: Headers; body: T;
 export type TestServer = {
   url: string;
   token: string;
+  /** The running app's request bounds (ADR 0043); node bounds and MAX_RESPONSE_BYTES may be changed between requests. */
+  requestBounds: RequestBounds;
   events: EventHub;
   secrets: SecretBox;
   /** Sends a request with the test token (unless `token: null`) and a JSON body when given. */
@@ -59,12 +61,15 @@ export async function startTestServer(
     webhookNetworks?: NetworkLists;
     /** LISTEN for revocations the CLI announces, as the server does (default); off where a test counts connections. */
     listenForRevocations?: boolean;
+    /** Overrides of the configuration's request bounds (ADR 0043). */
+    requestBounds?: Partial<RequestBounds>;
   } = {},
 ): Promise<TestServer> {
   setWebhookNetworks(options.webhookNetworks ?? LOOPBACK_RECEIVERS);
   const events = options.events ?? createEventHub();
   const secrets = options.secrets ?? createSecretBox(randomBytes(32));
   const metrics = createMetrics(db.prisma);
+  const requestBounds: RequestBounds = { ...loadConfig({}).requestBounds, ...options.requestBounds };
   const app = createApp({
     events,
     secrets,
@@ -76,6 +81,7 @@ export async function startTestServer(
       tokenCacheTtlMs: options.tokenCacheTtlMs ?? 0,
       trustProxy: options.trustProxy ?? false,
       graphqlLimits: loadConfig({}).graphqlLimits,
+      requestBounds,
       corsOrigins: options.corsOrigins ?? [],
       ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
     },
@@ -125,6 +131,7 @@ export async function startTestServer(
   return {
     url,
     token,
+    requestBounds,
     events,
     secrets,
     request,
