@@ -1,33 +1,43 @@
 /**
  * `npm run bench`: every scenario of issue 6 against PostgreSQL (BENCH_DATABASE_URL, default the
  * local server), each on a fresh database with the service started as a user starts it, side by
- * side with its baselines, ROUNDS rounds, medians. Then stock-upsert and poll on the embedded
- * PGlite backend, its cost of syncing the WAL (EMBEDDED_FSYNC on and off), and the shortened soak
- * of the embedded store (bench/scenarios/soak.ts, SOAK_MINUTES). Writes bench/results.json, bench/run.json and the table in bench/RESULTS.md.
+ * side with its baselines, ROUNDS rounds, medians. Then issue 29's targets on the embedded store (a
+ * PostgreSQL cluster the service runs itself in DATA_DIR, ADR 0042), each beside its baseline in
+ * the same run: the poll during pushes and the restart after kill -9 beside the previous build
+ * (PGlite, BENCH_PREVIOUS_ROOT), the workloads beside the machine's PostgreSQL, the first start,
+ * the cost of synchronous_commit, and the shortened soak (SOAK_MINUTES) with the previous build
+ * alongside. Writes bench/results.json, bench/run.json and the tables in bench/RESULTS.md (a run
+ * with BENCH_ONLY writes only with BENCH_WRITE=1, and then only its own scenarios' rows).
  * Not part of `npm test`.
  */
 import { execSync } from 'node:child_process';
 import { Client } from 'pg';
-import { limitResult, log, median, ROUNDS, type Result } from './lib/measure';
-import { writeReport } from './lib/report';
-import { BASE_DATABASE_URL, freshDatabase, peakRss, startService, type Service, type ServiceOptions } from './lib/service';
+import { durabilityRows, firstStartRows, latencyRows, restartRows, soakRows, versusRows } from './lib/issue29';
+import { limitResult, log, ROUNDS, type Result } from './lib/measure';
+import { writeReport, type Issue29Row } from './lib/report';
+import { BASE_DATABASE_URL, freshDatabase, peakRss, PREVIOUS_ROOT, startService, type Service } from './lib/service';
 import { runCrashRestart } from './scenarios/crash-restart';
 import { runDrain } from './scenarios/drain';
 import { runEmbeddedDurability } from './scenarios/embedded-durability';
 import { runEmbeddedLatency } from './scenarios/embedded-latency';
+import { runEmbeddedVsServer, type Workload } from './scenarios/embedded-vs-server';
 import { runFailureReports } from './scenarios/failure-reports';
-import { pollRest, runPoll, seedPendingProducts, POLL_PRODUCTS } from './scenarios/poll';
+import { runFirstStart } from './scenarios/first-start';
+import { runPoll, seedPendingProducts, POLL_PRODUCTS } from './scenarios/poll';
 import { runPollBacklog } from './scenarios/poll-backlog';
 import { runPollPeers } from './scenarios/poll-peers';
 import { runProductSync } from './scenarios/product-sync';
 import { REALISTIC_DAY_MINUTES, runRealisticDay } from './scenarios/realistic-day';
-import { runSoak, SOAK_MINUTES } from './scenarios/soak';
-import { runStockUpsert, serviceStockUpsertRate } from './scenarios/stock-upsert';
+import { runSoak, SOAK_MINUTES, type SoakSubject } from './scenarios/soak';
+import { runStockUpsert } from './scenarios/stock-upsert';
 import { runBacklogDrain, runWebhookFanout } from './scenarios/webhook-fanout';
 
 const MB = 1024 * 1024;
 const only = process.env.BENCH_ONLY?.split(',');
 const wanted = (name: string) => !only || only.includes(name);
+/** `embedded-vs-server` runs its three workloads; `embedded-vs-server/poll` (…/stock-upsert, …/product-sync) one. */
+const wantedVersus = (workload: Workload) => wanted('embedded-vs-server') || wanted(`embedded-vs-server/${workload}`);
+const RECORDS_AFTER_CRASH = Number(process.env.BENCH_CRASH_RECORDS ?? 100_000);
 
 /** A fresh database and a service on it for one scenario; both go away afterwards. */
 async function withPostgresService<T>(
@@ -45,8 +55,7 @@ async function withPostgresService<T>(
 }
 
 async function withEmbeddedService<T>(work: (service: Service) => Promise<T>): Promise<T> {
-  const options: ServiceOptions = { backend: 'pglite' };
-  const service = await startService(options);
+  const service = await startService({ backend: 'embedded' });
   try {
     return await work(service);
   } finally {
@@ -63,7 +72,8 @@ async function postgresVersion(): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  execSync('npm run -s build', { stdio: 'inherit' });
+  // The built server is what the scenarios start (dist/); BENCH_SKIP_BUILD=1 when it is built already.
+  if (process.env.BENCH_SKIP_BUILD !== '1') execSync('npm run -s build', { stdio: 'inherit' });
   const results: Result[] = [];
   const rounds: Record<string, unknown> = {};
   const peaks: number[] = [];
@@ -145,43 +155,52 @@ async function main(): Promise<void> {
     });
   }
 
-  const embedded: Array<{ scenario: string; metric: string; value: number }> = [];
-  if (wanted('embedded')) {
-    log('stock-upsert and poll on embedded PGlite');
-    await withEmbeddedService(async (service) => {
-      embedded.push({ scenario: 'stock-upsert', metric: 'rows/s', value: await serviceStockUpsertRate(service) });
-    });
-    await withEmbeddedService(async (service) => {
-      await seedPendingProducts(service, POLL_PRODUCTS);
-      const loads = [];
-      for (let round = 0; round < ROUNDS; round++) loads.push(await pollRest(service, undefined, true));
-      embedded.push({ scenario: 'poll', metric: 'req/s', value: median(loads.map((l) => l.reqPerSec)) });
-      embedded.push({ scenario: 'poll', metric: 'p99 ms', value: median(loads.map((l) => l.p99Ms)) });
-      embedded.push({ scenario: 'poll', metric: 'requests timed out (10 s) per 20 s run', value: median(loads.map((l) => l.timeouts)) });
-    });
+  // Issue 29: the embedded store (a PostgreSQL cluster of the service's own), each target beside its baseline.
+  const issue29: Issue29Row[] = [];
+  const date = new Date().toISOString();
+  if (wantedVersus('poll') || wantedVersus('stock-upsert') || wantedVersus('product-sync')) {
+    log("embedded-vs-server: the embedded store against the machine's PostgreSQL");
+    const result = await runEmbeddedVsServer(wantedVersus);
+    results.push(...result.results);
+    rounds['embedded-vs-server'] = result.rounds;
+    issue29.push(...versusRows(result.rounds, date));
   }
 
   if (wanted('embedded-latency')) {
-    log('embedded-latency on embedded PGlite');
-    await withEmbeddedService(async (service) => {
-      const result = await runEmbeddedLatency(service);
-      results.push(...result.results);
-      rounds['embedded-latency'] = result.details;
-    });
+    log('embedded-latency: the embedded store and the previous build (PGlite), side by side');
+    const result = await runEmbeddedLatency();
+    results.push(...result.results);
+    rounds['embedded-latency'] = result.rounds;
+    issue29.push(...latencyRows(result.rounds, date));
   }
 
   if (wanted('crash-restart')) {
-    log('crash-restart on embedded PGlite');
+    log('crash-restart: kill -9 under polls and pushes, the embedded store and the previous build');
     const result = await runCrashRestart();
     results.push(...result.results);
     rounds['crash-restart'] = result.rounds;
+    issue29.push(...restartRows(result.rounds, RECORDS_AFTER_CRASH, date));
   }
 
-  if (wanted('embedded-durability')) console.table(await runEmbeddedDurability());
+  if (wanted('first-start')) {
+    log('first-start: an empty DATA_DIR, the embedded store and the previous build');
+    const result = await runFirstStart();
+    results.push(...result.results);
+    rounds['first-start'] = result.samples;
+    issue29.push(...firstStartRows(result.samples, date));
+  }
+
+  if (wanted('embedded-durability')) {
+    log('embedded-durability: synchronous_commit on and off');
+    const result = await runEmbeddedDurability();
+    results.push(...result.results);
+    rounds['embedded-durability'] = result.rounds;
+    issue29.push(...durabilityRows(result.rounds, date));
+  }
 
   // Issue 18's realistic day, on both backends (REALISTIC_DAY_MINUTES=0 skips it).
   if (wanted('realistic-day') && REALISTIC_DAY_MINUTES > 0) {
-    log(`realistic-day on PostgreSQL and on embedded PGlite (${REALISTIC_DAY_MINUTES} min each)`);
+    log(`realistic-day on PostgreSQL and on the embedded store (${REALISTIC_DAY_MINUTES} min each)`);
     await withPostgresService({}, async (service) => {
       results.push(...(await runRealisticDay(service, 'PostgreSQL')));
     });
@@ -190,24 +209,33 @@ async function main(): Promise<void> {
     });
   }
 
-  // The shortened soak of issue 20 (SOAK_MINUTES=0 skips it; SOAK_MINUTES=3 for a quick look).
+  // The shortened soak of issues 20 and 29 (SOAK_MINUTES=0 skips it; SOAK_MINUTES=3 for a quick look).
   if (wanted('soak') && SOAK_MINUTES > 0) {
-    log(`soak on embedded PGlite (${SOAK_MINUTES} min)`);
-    await withEmbeddedService(async (service) => {
-      results.push(...(await runSoak(service, __dirname)));
-    });
+    const alongside = process.env.SOAK_PREVIOUS !== '0' ? PREVIOUS_ROOT : undefined;
+    log(`soak on the embedded store (${SOAK_MINUTES} min)${alongside ? ', the previous build alongside' : ''}`);
+    const subjects: SoakSubject[] = [{ label: 'embedded', service: await startService({ backend: 'embedded' }) }];
+    try {
+      if (alongside) subjects.push({ label: 'previous build', service: await startService({ backend: 'embedded', root: alongside }) });
+      const result = await runSoak(subjects, __dirname);
+      results.push(...result.results);
+      rounds.soak = result.summaries;
+      issue29.push(...soakRows(result.summaries, SOAK_MINUTES, Number(process.env.SOAK_RATE ?? 4), date));
+    } finally {
+      for (const { service } of subjects) await service.stop();
+    }
   }
 
-  console.table(results);
-  console.table(embedded);
-  if (!only) {
+  console.table(
+    results.map(({ scenario, metric, value, baseline, target, pass }) => ({ scenario, metric, value, baseline, target, pass })),
+  );
+  if (!only || process.env.BENCH_WRITE === '1') {
     writeReport(
       __dirname,
       results,
-      { date: new Date().toISOString(), postgres: await postgresVersion(), rounds: ROUNDS, details: rounds },
-      embedded,
+      { date, postgres: await postgresVersion(), rounds: ROUNDS, details: rounds, issue29 },
+      only ? [...new Set(results.map((r) => r.scenario))] : undefined,
     );
-    log('wrote bench/results.json, bench/run.json and bench/RESULTS.md');
+    log(`wrote bench/results.json, bench/run.json and bench/RESULTS.md${only ? " (the rows of this run's scenarios)" : ''}`);
   }
 }
 

@@ -7,12 +7,13 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
-type Sample = { minute: number; dataDirMb: number; walMb: number; rssMb: number };
+type Sample = { minute: number; dataDirMb: number; walMb: number; pssMb: number; rssMb: number };
+type Series = { label: string; samples: Sample[] };
 type Line = { label: string; colour: string; values: Array<[number, number]> };
 
 const WIDTH = 900;
 const PANEL_HEIGHT = 260;
-const MARGIN = { left: 70, right: 170, top: 40, bottom: 40 };
+const MARGIN = { left: 70, right: 230, top: 40, bottom: 40 };
 
 function panel(title: string, unit: string, lines: Line[], top: number, limits: Array<{ value: number; label: string }> = []): string {
   const xs = lines.flatMap((l) => l.values.map(([x]) => x));
@@ -49,35 +50,48 @@ function panel(title: string, unit: string, lines: Line[], top: number, limits: 
   return parts.join('\n');
 }
 
-export function soakSvg(samples: Sample[], caption: string): string {
-  const series = (pick: (s: Sample) => number) => samples.map((s) => [s.minute, pick(s)] as [number, number]);
+const COLOURS: Array<[string, string]> = [
+  ['#1f77b4', '#aec7e8'],
+  ['#d62728', '#ff9896'],
+];
+
+/** Two panels: each build's DATA_DIR and WAL; each build's PSS (Node + cluster) and Node RSS, with the issue 29 targets. */
+export function soakSvg(all: Series[], caption: string): string {
+  const series = (samples: Sample[], pick: (s: Sample) => number) => samples.map((s) => [s.minute, pick(s)] as [number, number]);
   const height = 2 * PANEL_HEIGHT + 40;
+  const colour = (i: number, k: 0 | 1): string => COLOURS[i % COLOURS.length]![k];
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" font-family="sans-serif">`,
     `<rect width="100%" height="100%" fill="white"/>`,
     panel(
-      'Embedded store on disk',
+      'Data directory on disk',
       'MB',
-      [
-        { label: 'data directory', colour: '#1f77b4', values: series((s) => s.dataDirMb) },
-        { label: 'of which WAL', colour: '#ff7f0e', values: series((s) => s.walMb) },
-      ],
+      all.flatMap((s, i) => [
+        { label: `${s.label}: DATA_DIR`, colour: colour(i, 0), values: series(s.samples, (x) => x.dataDirMb) },
+        { label: `${s.label}: WAL`, colour: colour(i, 1), values: series(s.samples, (x) => x.walMb) },
+      ]),
       0,
     ),
-    panel('Service memory', 'MB', [{ label: 'RSS', colour: '#2ca02c', values: series((s) => s.rssMb) }], PANEL_HEIGHT, [
-      { value: 450, label: 'peak target 450' },
-      { value: 300, label: 'idle target 300' },
-    ]),
+    panel(
+      'Service memory',
+      'MB',
+      all.flatMap((s, i) => [
+        { label: `${s.label}: PSS, all processes`, colour: colour(i, 0), values: series(s.samples, (x) => x.pssMb) },
+        { label: `${s.label}: Node RSS`, colour: colour(i, 1), values: series(s.samples, (x) => x.rssMb) },
+      ]),
+      PANEL_HEIGHT,
+      [
+        { value: 350, label: 'peak target 350' },
+        { value: 230, label: 'idle target 230' },
+      ],
+    ),
     `<text x="${MARGIN.left}" y="${height - 10}" font-size="12" fill="#555">${caption}</text>`,
     '</svg>',
   ].join('\n');
 }
 
-export async function renderPlot(samples: Sample[], summary: { date: string; minutes: number; rate: number }, dir: string): Promise<void> {
-  const svg = soakSvg(
-    samples,
-    `Soak of ${summary.date}: ${summary.minutes} min at ${summary.rate}× the rate of issue 20 (bench/soak.json)`,
-  );
+export async function renderPlot(all: Series[], summary: { date: string; minutes: number; rate: number }, dir: string): Promise<void> {
+  const svg = soakSvg(all, `Soak of ${summary.date}: ${summary.minutes} min at ${summary.rate}× the rate of issue 20 (bench/soak.json)`);
   writeFileSync(path.join(dir, 'soak.svg'), svg);
   const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   if (!existsSync(executablePath)) {

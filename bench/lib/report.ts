@@ -9,42 +9,129 @@ const END = '<!-- results:end -->';
 const fmt = (x: number | null) =>
   x === null ? '' : Number.isInteger(x) ? x.toLocaleString('en') : x.toLocaleString('en', { maximumFractionDigits: 3 });
 
-/** Writes bench/results.json and the generated table inside bench/RESULTS.md (the prose around it is kept). */
+/** Which scenarios a run covered, when. */
+type RunStamp = { date: string; scenarios: string[] | 'all' };
+
+/**
+ * Writes bench/results.json, bench/run.json and the generated tables inside bench/RESULTS.md (the
+ * prose around them is kept). A full run replaces everything and quotes its headline in the README.
+ * A partial run (`ran`: the scenarios of BENCH_ONLY, with BENCH_WRITE=1) replaces only the rows and
+ * details of its scenarios, keeps the others, says in the table which run each came from, and
+ * leaves the README alone.
+ */
 export function writeReport(
   dir: string,
   results: Result[],
-  context: Record<string, unknown>,
-  embedded: Array<{ scenario: string; metric: string; value: number }>,
+  context: { date: string; postgres: string; rounds: number; details: Record<string, unknown>; issue29?: Issue29Row[] },
+  ran?: string[],
 ): void {
-  writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(path.join(dir, 'run.json'), `${JSON.stringify({ ...context, embedded }, null, 2)}\n`);
-  const rows = results.map(
+  const resultsFile = path.join(dir, 'results.json');
+  const runFile = path.join(dir, 'run.json');
+  let merged = results;
+  let details = context.details;
+  let runs: RunStamp[] = [{ date: context.date, scenarios: ran ?? 'all' }];
+  let issue29 = context.issue29 ?? [];
+  if (ran) {
+    const before = readJson<Result[]>(resultsFile, []);
+    const previous = readJson<{ details?: Record<string, unknown>; runs?: RunStamp[]; date?: string; issue29?: Issue29Row[] }>(runFile, {});
+    const mine = new Set(results.map((r) => r.scenario));
+    // In place of the old rows of the same scenario, in the old order; new scenarios at the end.
+    merged = [];
+    const placed = new Set<string>();
+    for (const row of before) {
+      if (!mine.has(row.scenario)) merged.push(row);
+      else if (!placed.has(row.scenario)) {
+        placed.add(row.scenario);
+        merged.push(...results.filter((r) => r.scenario === row.scenario));
+      }
+    }
+    merged.push(...results.filter((r) => !placed.has(r.scenario)));
+    details = { ...previous.details, ...context.details };
+    runs = [...(previous.runs ?? (previous.date ? [{ date: previous.date, scenarios: 'all' as const }] : [])), ...runs];
+    const targets = new Set(issue29.map((r) => r.target));
+    issue29 = [...(previous.issue29 ?? []).filter((r) => !targets.has(r.target)), ...issue29];
+    issue29.sort((a, b) => ISSUE29_ORDER.indexOf(a.key) - ISSUE29_ORDER.indexOf(b.key));
+  }
+  writeFileSync(resultsFile, `${JSON.stringify(merged, null, 2)}\n`);
+  writeFileSync(runFile, `${JSON.stringify({ ...context, details, runs, issue29 }, null, 2)}\n`);
+  const rows = merged.map(
     (r) =>
       `| ${r.scenario} | ${r.metric} | ${fmt(r.value)} | ${fmt(r.baseline)} | ${fmt(r.ratio)} | ${r.target ?? ''} | ${r.pass === null ? '' : r.pass ? 'yes' : '**no**'} |`,
   );
+  const provenance = ran
+    ? ` Rows come from several runs: ${runs.map((r) => `${r.date} (${r.scenarios === 'all' ? 'every scenario' : r.scenarios.join(', ')})`).join('; ')}; a later run replaces the rows of the scenarios it ran.`
+    : '';
   const table = [
     START,
-    `Run of ${context.date} on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${context.postgres}; ${context.rounds} rounds per scenario, medians. Raw data: \`bench/results.json\`, \`bench/run.json\`.`,
+    `Run of ${context.date} on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${context.postgres}; ${context.rounds} rounds per scenario, medians. Raw data: \`bench/results.json\`, \`bench/run.json\`.${provenance}`,
     '',
     '| scenario | metric | service | baseline | ratio | target | pass |',
     '|---|---|---:|---:|---:|---|---|',
     ...rows,
-    '',
-    'Embedded PGlite backend (the same service with no `DATABASE_URL`; no target):',
-    '',
-    '| scenario | metric | service |',
-    '|---|---|---:|',
-    ...embedded.map((e) => `| ${e.scenario} | ${e.metric} | ${fmt(Math.round(e.value))} |`),
     END,
   ].join('\n');
   replaceBetween(path.join(dir, 'RESULTS.md'), START, END, table);
-  // The README quotes a short headline of the same run; the table is in RESULTS.md.
-  replaceBetween(
-    path.join(dir, '..', 'README.md'),
-    HEADLINE_START,
-    HEADLINE_END,
-    `${HEADLINE_START}\n${headline(results, String(context.date))}\n${HEADLINE_END}`,
-  );
+  if (issue29.length > 0) replaceBetween(path.join(dir, 'RESULTS.md'), ISSUE29_START, ISSUE29_END, issue29Table(issue29));
+  // The README quotes a short headline of a full run; the table is in RESULTS.md.
+  if (!ran)
+    replaceBetween(
+      path.join(dir, '..', 'README.md'),
+      HEADLINE_START,
+      HEADLINE_END,
+      `${HEADLINE_START}\n${headline(merged, String(context.date))}\n${HEADLINE_END}`,
+    );
+}
+
+function readJson<T>(file: string, fallback: T): T {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+const ISSUE29_START = '<!-- issue29:start -->';
+const ISSUE29_END = '<!-- issue29:end -->';
+
+/** One target of issue 29 as RESULTS.md states it: the value, its range over rounds, the baseline, met or not, the method. */
+export type Issue29Row = {
+  key: (typeof ISSUE29_ORDER)[number];
+  target: string;
+  value: string;
+  range: string;
+  baseline: string;
+  met: boolean | null;
+  method: string;
+  date: string;
+};
+
+export const ISSUE29_ORDER = [
+  'poll-p99',
+  'health-p99',
+  'poll-rate',
+  'stock-upsert',
+  'product-sync',
+  'idle',
+  'peak',
+  'data-dir',
+  'restart',
+  'restart-cluster-killed',
+  'lost',
+  'first-start',
+  'durability',
+] as const;
+
+function issue29Table(rows: Issue29Row[]): string {
+  return [
+    ISSUE29_START,
+    '| target | value | range over rounds | baseline (same run) | met | run | method |',
+    '|---|---:|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.target} | ${r.value} | ${r.range} | ${r.baseline} | ${r.met === null ? '—' : r.met ? 'yes' : '**no**'} | ${r.date.slice(0, 16).replace('T', ' ')} | ${r.method} |`,
+    ),
+    ISSUE29_END,
+  ].join('\n');
 }
 
 const HEADLINE_START = '<!-- headline:start -->';

@@ -1,16 +1,31 @@
 /**
- * The service as a user runs it (`node bin/sync-gateway.js serve`), on a fresh PostgreSQL
- * database or a fresh PGlite data directory, with an API token made by the CLI.
+ * The service as a user runs it (`node bin/sync-gateway.js serve`, built dist/), on a fresh
+ * PostgreSQL database or on the embedded store (no DATABASE_URL: the service runs its own
+ * PostgreSQL cluster in a fresh DATA_DIR, ADR 0042), with an API token made by the CLI.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
+import { postmasterPid, serviceMemory, type TreeMemory } from './memory';
 
 export const ROOT = path.join(__dirname, '..', '..');
-const CLI = path.join(ROOT, 'bin', 'sync-gateway.js');
+/**
+ * The build the scenarios measure: this checkout, or BENCH_SERVICE_ROOT (a copy of a built checkout,
+ * so that a colleague's `npm run build` in the shared tree cannot swap dist/ under a running bench).
+ */
+export const SERVICE_ROOT = process.env.BENCH_SERVICE_ROOT ? path.resolve(process.env.BENCH_SERVICE_ROOT) : ROOT;
+/**
+ * The previous build (PGlite, commit 9226f8d), built, for the side-by-side scenarios of issue 29:
+ * BENCH_PREVIOUS_ROOT, default ../wt-fixture beside this checkout; those scenarios skip it when absent.
+ */
+export const PREVIOUS_ROOT: string | undefined = (() => {
+  const root = path.resolve(process.env.BENCH_PREVIOUS_ROOT ?? path.join(ROOT, '..', 'wt-fixture'));
+  return existsSync(path.join(root, 'dist', 'cli', 'main.js')) ? root : undefined;
+})();
 export const BASE_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 
 export type FreshDatabase = { url: string; drop(): Promise<void> };
@@ -42,17 +57,28 @@ export type Service = {
   pid: number;
   /** The environment it runs with, for CLI commands against the same store. */
   env: NodeJS.ProcessEnv;
-  /** Resident set size now, in bytes, read from /proc. */
+  dataDir: string;
+  /** The checkout it runs from (bin/, dist/). */
+  root: string;
+  /** Resident set size of the Node process now, in bytes, read from /proc. */
   rss(): number;
+  /** PSS of the Node process tree plus the embedded cluster's postmaster tree (issue 29). */
+  memory(): TreeMemory;
   stop(): Promise<void>;
-  /** `kill -9`: the process dies at once and its data directory stays, as after a crash. */
+  /** `kill -9` of the Node process: it dies at once; its data directory (and an embedded postmaster) stay, as after a crash. */
   crash(): Promise<void>;
 };
 
-export type ServiceOptions =
-  { backend: 'postgresql'; databaseUrl: string; env?: Record<string, string> } | { backend: 'pglite'; env?: Record<string, string> };
+type CommonOptions = {
+  env?: Record<string, string>;
+  /** A built checkout other than SERVICE_ROOT (the previous build). */
+  root?: string;
+};
 
-function baseEnv(options: ServiceOptions, dataDir: string): NodeJS.ProcessEnv {
+export type ServiceOptions = ({ backend: 'postgresql'; databaseUrl: string } | { backend: 'embedded' }) & CommonOptions;
+
+/** The environment a service runs with (DATABASE_URL removed for the embedded store by the caller). */
+export function baseEnv(options: ServiceOptions, dataDir: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
     ...(options.backend === 'postgresql' ? { DATABASE_URL: options.databaseUrl } : { DATABASE_URL: '' }),
@@ -72,13 +98,13 @@ function baseEnv(options: ServiceOptions, dataDir: string): NodeJS.ProcessEnv {
 const ENCRYPTION_KEY = randomBytes(32).toString('hex');
 
 /** `sync-gateway <args>` against the same store as a service started with `env`; `root`: another checkout's CLI. */
-export function runCliCommand(args: string[], env: NodeJS.ProcessEnv, root: string = ROOT): Promise<string> {
+export function runCliCommand(args: string[], env: NodeJS.ProcessEnv, root: string = SERVICE_ROOT): Promise<string> {
   return runCli(args, env, root);
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv, root: string = ROOT): Promise<string> {
+function runCli(args: string[], env: NodeJS.ProcessEnv, root: string = SERVICE_ROOT): Promise<string> {
   return new Promise((resolve, reject) => {
-    const cli = root === ROOT ? CLI : path.join(root, 'bin', 'sync-gateway.js');
+    const cli = path.join(root, 'bin', 'sync-gateway.js');
     const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
     let out = '';
     let err = '';
@@ -89,8 +115,8 @@ function runCli(args: string[], env: NodeJS.ProcessEnv, root: string = ROOT): Pr
 }
 
 /** The environment assignments and node flags of `npm start`, so that the service runs exactly as a user starts it. */
-function startScript(): { env: Record<string, string>; nodeFlags: string[] } {
-  const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+export function startScript(root: string = SERVICE_ROOT): { env: Record<string, string>; nodeFlags: string[] } {
+  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const words = start.split(/\s+/);
   const assignments = words.filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word)).map((word) => word.split('=', 2) as [string, string]);
   return { env: Object.fromEntries(assignments), nodeFlags: words.filter((word) => word.startsWith('--')) };
@@ -98,12 +124,16 @@ function startScript(): { env: Record<string, string>; nodeFlags: string[] } {
 
 export async function startService(options: ServiceOptions): Promise<Service> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sgw-bench-'));
+  const root = options.root ?? SERVICE_ROOT;
   const env = baseEnv(options, dataDir);
-  if (options.backend === 'pglite') delete env.DATABASE_URL;
-  const token = (await runCli(['token', 'create', '--name', `bench-${randomBytes(3).toString('hex')}`], env)).trim().split('\n').pop()!;
-  const { child, url } = await spawnServe(env);
+  if (options.backend === 'embedded') delete env.DATABASE_URL;
+  const token = (await runCli(['token', 'create', '--name', `bench-${randomBytes(3).toString('hex')}`], env, root))
+    .trim()
+    .split('\n')
+    .pop()!;
+  const { child, url } = await spawnServe(env, { root });
   // Logging stays on at info, as in production; the pipe is drained so it never blocks the service.
-  if (process.env.BENCH_SERVICE_LOG) child.stdout!.pipe(createWriteStream(process.env.BENCH_SERVICE_LOG));
+  if (process.env.BENCH_SERVICE_LOG) child.stdout!.pipe(createWriteStream(process.env.BENCH_SERVICE_LOG, { flags: 'a' }));
   else child.stdout!.resume();
   const pid = child.pid!;
   return {
@@ -111,13 +141,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     token,
     pid,
     env,
+    dataDir,
+    root,
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024,
+    memory: () => serviceMemory(pid, dataDir),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
         await exited;
       }
+      await stopOrphanedCluster(dataDir);
       rmSync(dataDir, { recursive: true, force: true });
     },
     async crash() {
@@ -128,22 +162,38 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   };
 }
 
+/** After a `kill -9`, the embedded postmaster lives on: a fast shutdown (SIGINT), waited for (bench clean-up only). */
+export async function stopOrphanedCluster(dataDir: string): Promise<void> {
+  const pid = postmasterPid(dataDir);
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  for (let waited = 0; waited < 30_000 && existsSync(`/proc/${pid}`); waited += 50) await sleep(50);
+}
+
 /**
  * `serve` as `npm start` runs it, on the store `env` names; resolves once it listens. `root`: a
- * checkout with `bin/` and a built `dist/` (side-by-side benches); `nodeArgs`: extra node flags
- * (default BENCH_NODE_ARGS).
+ * checkout with `bin/` and a built `dist/` (side-by-side benches; default SERVICE_ROOT); `nodeArgs`:
+ * extra node flags (default BENCH_NODE_ARGS); `onStdout`: every chunk of its log, from the first;
+ * `onSpawn`: the child at once (before it listens).
  */
 export async function spawnServe(
   env: NodeJS.ProcessEnv,
-  options: { root?: string; nodeArgs?: string[] } = {},
+  options: { root?: string; nodeArgs?: string[]; onStdout?: (chunk: string) => void; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<{ child: ChildProcess; url: string }> {
-  const start = startScript();
+  const root = options.root ?? SERVICE_ROOT;
+  const start = startScript(root);
   const extra = options.nodeArgs ?? process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const cli = options.root ? path.join(options.root, 'bin', 'sync-gateway.js') : CLI;
+  const cli = path.join(root, 'bin', 'sync-gateway.js');
   const child = spawn(process.execPath, [...start.nodeFlags, ...extra, cli, 'serve'], {
     env: { ...start.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  options.onSpawn?.(child);
+  if (options.onStdout) child.stdout!.on('data', (d: Buffer) => options.onStdout!(d.toString()));
   return { child, url: await listeningUrl(child) };
 }
 

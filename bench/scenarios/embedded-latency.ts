@@ -1,18 +1,23 @@
 /**
- * embedded-latency (issue 18, docs/adr/0032): does the embedded store keep the event loop free?
- * On the embedded backend, with 10,000 pending products: the poll (`updated-products?limit=50`)
- * at 4 connections on a quiet store, then `/health` and the same poll while the ERP pushes
- * 10,000 stocks per request back to back (half of them changed each time). Also RSS: idle after
- * seeding, and the peak during the pushes.
+ * embedded-latency (issues 18 and 29): does a poll on the embedded store wait for a push? On the
+ * embedded store, 10,000 pending products: the poll (`updated-products?limit=50`) at 4
+ * connections on a quiet store, then `/health` (1 connection) and the same poll while the ERP
+ * pushes 10,000 stocks per request back to back (half of them changed each time). The build under
+ * test (a PostgreSQL cluster of its own, ADR 0042) and the previous build (PGlite in the process,
+ * BENCH_PREVIOUS_ROOT) side by side: each round starts each build on a fresh DATA_DIR, the order
+ * alternating. Memory: PSS of Node plus the cluster's processes, and Node's RSS alone.
  */
-import { httpLoad, infoResult, limitResult, log, type HttpLoad, type Result } from '../lib/measure';
-import { api, peakRss, type Service } from '../lib/service';
+import { loadavg } from 'node:os';
+import { httpLoad, infoResult, limitResult, log, median, ROUNDS, type HttpLoad, type Result } from '../lib/measure';
+import { readFileSync } from 'node:fs';
+import { processCpuSeconds, threadCpuSeconds } from '../lib/cpu';
+import { peakMemory, postmasterPid, processTree } from '../lib/memory';
+import { api, PREVIOUS_ROOT, startService, type Service } from '../lib/service';
 import { seedPendingProducts, POLL_PRODUCTS } from './poll';
 import { stockBatch } from './stock-upsert';
 
 const CONNECTIONS = 4;
 const DURATION_S = Number(process.env.BENCH_LATENCY_SECONDS ?? 20);
-const MB = 1024 * 1024;
 
 const poll = (service: Service) =>
   httpLoad({
@@ -44,40 +49,129 @@ function pushLoop(service: Service): { stop(): Promise<number> } {
   };
 }
 
-export async function runEmbeddedLatency(service: Service): Promise<{ results: Result[]; details: unknown }> {
-  const emptyRss = service.rss();
-  await seedPendingProducts(service, POLL_PRODUCTS);
-  const quiet = await poll(service);
-  const idleRss = service.rss();
-  log(`embedded-latency quiet: poll ${quiet.reqPerSec.toFixed(0)} req/s at ${CONNECTIONS} connections (p99 ${quiet.p99Ms} ms)`);
+/** CPU seconds so far: Node's main thread, its other threads, the cluster's processes, this bench process, and the machine (busy, every core). */
+function cpuNow(service: Service) {
+  const threads = threadCpuSeconds(service.pid);
+  const main = threads.get('main') ?? 0;
+  const all = [...threads.values()].reduce((a, b) => a + b, 0);
+  const postmaster = postmasterPid(service.dataDir);
+  const cluster = new Map<number, number>();
+  for (const pid of postmaster === undefined ? [] : processTree([postmaster])) {
+    try {
+      cluster.set(pid, processCpuSeconds(pid));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
+  const machineBusy = (cpu.reduce((a, b) => a + b, 0) - cpu[3]! - cpu[4]!) / 100;
+  return { main, others: all - main, cluster, bench: processCpuSeconds(process.pid), machineBusy, at: performance.now() };
+}
 
-  const pushes = pushLoop(service);
-  const started = performance.now();
-  const { result, peakBytes } = await peakRss(service, async () => {
-    const [healthLoad, pollLoad] = await Promise.all([health(service), poll(service)]);
-    return { healthLoad, pollLoad, pushes: await pushes.stop() };
-  });
-  const seconds = (performance.now() - started) / 1000;
-  const { healthLoad, pollLoad }: { healthLoad: HttpLoad; pollLoad: HttpLoad } = result;
-  log(
-    `embedded-latency during ${result.pushes} pushes of 10,000 stocks in ${seconds.toFixed(0)} s: /health p99 ${healthLoad.p99Ms} ms ` +
-      `(${healthLoad.reqPerSec.toFixed(0)} req/s), poll p99 ${pollLoad.p99Ms} ms (${pollLoad.reqPerSec.toFixed(0)} req/s); ` +
-      `RSS empty ${(emptyRss / MB).toFixed(0)} MB, idle ${(idleRss / MB).toFixed(0)} MB, peak ${(peakBytes / MB).toFixed(0)} MB`,
-  );
+/** Percent of one core each used between two readings (the cluster: processes alive at the second). */
+function cpuBetween(a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>) {
+  const seconds = (b.at - a.at) / 1000;
+  const pct = (x: number) => Math.round((100 * x) / seconds);
+  let cluster = 0;
+  for (const [pid, s] of b.cluster) cluster += s - (a.cluster.get(pid) ?? 0);
   return {
-    details: { quiet, healthLoad, pollLoad, pushes: result.pushes, seconds, emptyRss, idleRss, peakBytes },
+    nodeMainPct: pct(b.main - a.main),
+    nodeOtherThreadsPct: pct(b.others - a.others),
+    clusterPct: pct(cluster),
+    benchPct: pct(b.bench - a.bench),
+    machineBusyPct: pct(b.machineBusy - a.machineBusy),
+  };
+}
+
+export type LatencyRound = {
+  build: 'embedded' | 'previous';
+  round: number;
+  quiet: HttpLoad;
+  health: HttpLoad;
+  poll: HttpLoad;
+  pushesPerMinute: number;
+  idlePssMb: number;
+  idleNodeRssMb: number;
+  peakPssMb: number;
+  peakNodeRssMb: number;
+  /** During the loaded phase, % of one core (the machine has 2: 200 % is all of it). */
+  cpu: ReturnType<typeof cpuBetween>;
+  loadBefore: number;
+};
+
+async function measure(build: LatencyRound['build'], round: number): Promise<LatencyRound> {
+  const loadBefore = Number(loadavg()[0]!.toFixed(2));
+  const service = await startService({ backend: 'embedded', ...(build === 'previous' ? { root: PREVIOUS_ROOT! } : {}) });
+  try {
+    await seedPendingProducts(service, POLL_PRODUCTS);
+    const quiet = await poll(service);
+    const idle = service.memory();
+    const pushes = pushLoop(service);
+    const started = performance.now();
+    const cpuBefore = cpuNow(service);
+    const { result, peakPssMb, peakRootRssMb } = await peakMemory(service.memory, async () => {
+      const [healthLoad, pollLoad] = await Promise.all([health(service), poll(service)]);
+      const cpuAfter = cpuNow(service);
+      return { healthLoad, pollLoad, pushes: await pushes.stop(), cpu: cpuBetween(cpuBefore, cpuAfter) };
+    });
+    const seconds = (performance.now() - started) / 1000;
+    const r: LatencyRound = {
+      build,
+      round,
+      quiet,
+      health: result.healthLoad,
+      poll: result.pollLoad,
+      pushesPerMinute: (result.pushes * 60) / seconds,
+      idlePssMb: idle.pssMb,
+      idleNodeRssMb: idle.rootRssMb,
+      peakPssMb,
+      peakNodeRssMb: peakRootRssMb,
+      cpu: result.cpu,
+      loadBefore,
+    };
+    log(
+      `embedded-latency ${build} round ${round}: quiet poll ${quiet.reqPerSec.toFixed(0)} req/s (p99 ${quiet.p99Ms} ms); during ` +
+        `${result.pushes} pushes: /health p99 ${r.health.p99Ms} ms, poll p99 ${r.poll.p99Ms} ms (${r.poll.reqPerSec.toFixed(0)} req/s); ` +
+        `PSS idle ${idle.pssMb.toFixed(0)} MB, peak ${peakPssMb.toFixed(0)} MB (Node RSS peak ${peakRootRssMb.toFixed(0)}); ` +
+        `CPU % of a core: ${JSON.stringify(result.cpu)}; load ${loadBefore}`,
+    );
+    return r;
+  } finally {
+    await service.stop();
+  }
+}
+
+export async function runEmbeddedLatency(): Promise<{ results: Result[]; rounds: LatencyRound[] }> {
+  const builds: Array<LatencyRound['build']> = PREVIOUS_ROOT ? ['embedded', 'previous'] : ['embedded'];
+  if (!PREVIOUS_ROOT) log('embedded-latency: no previous build (BENCH_PREVIOUS_ROOT): the new build alone');
+  const rounds: LatencyRound[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const order = round % 2 === 1 ? builds : [...builds].reverse();
+    for (const build of order) rounds.push(await measure(build, round));
+  }
+  const med = (build: LatencyRound['build'], pick: (r: LatencyRound) => number) => {
+    const xs = rounds.filter((r) => r.build === build).map(pick);
+    return xs.length ? median(xs) : null;
+  };
+  const info = (metric: string, pick: (r: LatencyRound) => number): Result => {
+    const baseline = med('previous', pick);
+    return {
+      ...infoResult('embedded-latency', metric, med('embedded', pick)!),
+      baseline: baseline === null ? null : Number(baseline.toFixed(1)),
+    };
+  };
+  const both = (metric: string, pick: (r: LatencyRound) => number, limit: number) =>
+    limitResult('embedded-latency', metric, med('embedded', pick)!, limit, med('previous', pick));
+  return {
+    rounds,
     results: [
-      limitResult('embedded-latency', '/health p99 ms during 10,000-stock pushes', healthLoad.p99Ms, 20),
-      limitResult('embedded-latency', `poll p99 ms at ${CONNECTIONS} connections during 10,000-stock pushes`, pollLoad.p99Ms, 100),
-      // Higher is better: pass when at least 300 req/s (limitResult's "≤" does not fit).
-      {
-        ...infoResult('embedded-latency', `poll req/s at ${CONNECTIONS} connections, quiet`, quiet.reqPerSec),
-        target: '≥ 300',
-        pass: quiet.reqPerSec >= 300,
-      },
-      infoResult('embedded-latency', 'pushes of 10,000 stocks per minute during the polls', (result.pushes * 60) / seconds),
-      infoResult('embedded-latency', 'RSS MB idle (10,000 products seeded)', idleRss / MB),
-      limitResult('embedded-latency', 'peak RSS MB during the pushes', peakBytes / MB, 450),
+      both('/health p99 ms during 10,000-stock pushes (baseline: previous build)', (r) => r.health.p99Ms, 10),
+      both(`poll p99 ms at ${CONNECTIONS} connections during 10,000-stock pushes (baseline: previous build)`, (r) => r.poll.p99Ms, 50),
+      info(`poll req/s at ${CONNECTIONS} connections during the pushes`, (r) => r.poll.reqPerSec),
+      info(`poll req/s at ${CONNECTIONS} connections, quiet`, (r) => r.quiet.reqPerSec),
+      info('pushes of 10,000 stocks per minute during the polls', (r) => r.pushesPerMinute),
+      info('PSS MB idle, Node + cluster (10,000 products seeded)', (r) => r.idlePssMb),
+      info('peak PSS MB during the pushes, Node + cluster', (r) => r.peakPssMb),
     ],
   };
 }

@@ -104,24 +104,33 @@ export async function rawSync(client: Client, products: Product[], context: stri
   }
 }
 
+/** A catalogue created through the service (not timed): the rounds then update it. */
+export async function seedServiceCatalogue(service: Service, prefix: string): Promise<void> {
+  for (const products of chunks(catalogue(prefix, 0), PER_REQUEST)) await api(service, 'POST', '/api/v1/products', { products });
+}
+
+/** One timed round of the service alone: version `round` of the catalogue in batches of 500; products/s. */
+export async function serviceProductSyncRound(service: Service, prefix: string, round: number): Promise<number> {
+  const batches = chunks(catalogue(prefix, round), PER_REQUEST);
+  const { seconds } = await timed(async () => {
+    for (const products of batches) {
+      const r = await api<{ updated: number; errors: unknown[] }>(service, 'POST', '/api/v1/products', { products });
+      if (r.updated !== PER_REQUEST / 10 || r.errors.length > 0)
+        throw new Error(`unexpected product result ${JSON.stringify(r).slice(0, 200)}`);
+    }
+  });
+  return CATALOGUE / seconds;
+}
+
 export async function runProductSync(service: Service, databaseUrl: string): Promise<{ results: Result[]; rounds: unknown[] }> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   const rounds: Array<{ serviceProductsPerS: number; rawProductsPerS: number }> = [];
   try {
     // Both catalogues are created through the service; only updates are measured.
-    for (const prefix of ['SVC', 'RAW']) {
-      for (const products of chunks(catalogue(prefix, 0), PER_REQUEST)) await api(service, 'POST', '/api/v1/products', { products });
-    }
+    for (const prefix of ['SVC', 'RAW']) await seedServiceCatalogue(service, prefix);
     for (let round = 1; round <= ROUNDS; round++) {
-      const svcBatches = chunks(catalogue('SVC', round), PER_REQUEST);
-      const svc = await timed(async () => {
-        for (const products of svcBatches) {
-          const r = await api<{ updated: number; errors: unknown[] }>(service, 'POST', '/api/v1/products', { products });
-          if (r.updated !== PER_REQUEST / 10 || r.errors.length > 0)
-            throw new Error(`unexpected product result ${JSON.stringify(r).slice(0, 200)}`);
-        }
-      });
+      const serviceProductsPerS = await serviceProductSyncRound(service, 'SVC', round);
       const rawBatches = chunks(catalogue('RAW', round), PER_REQUEST);
       const raw = await timed(async () => {
         for (const products of rawBatches) {
@@ -129,7 +138,7 @@ export async function runProductSync(service: Service, databaseUrl: string): Pro
             throw new Error('raw baseline changed an unexpected number of products');
         }
       });
-      const r = { serviceProductsPerS: CATALOGUE / svc.seconds, rawProductsPerS: CATALOGUE / raw.seconds };
+      const r = { serviceProductsPerS, rawProductsPerS: CATALOGUE / raw.seconds };
       log(`product-sync round ${round}: service ${r.serviceProductsPerS.toFixed(0)} products/s, raw SQL ${r.rawProductsPerS.toFixed(0)}`);
       rounds.push(r);
     }

@@ -126,18 +126,31 @@ export async function runStockUpsert(service: Service, databaseUrl: string): Pro
   };
 }
 
-/** The service alone (for the embedded backend, which has no target). */
-export async function serviceStockUpsertRate(service: Service): Promise<number> {
+/** The service alone: the first batch, which creates the rows (not timed). */
+export async function prepareServiceStockUpsert(service: Service): Promise<void> {
   await api(service, 'POST', '/api/v1/stocks', { stocks: stockBatch('SUP-service', 0) });
+}
+
+/** One timed round of the service alone: REQUESTS batches from batch `first` on; rows/s. */
+export async function serviceStockUpsertRound(service: Service, first: number): Promise<number> {
+  const { seconds } = await timed(async () => {
+    for (let i = 0; i < REQUESTS; i++) {
+      const result = await api<{ updated: number; errors: unknown[] }>(service, 'POST', '/api/v1/stocks', {
+        stocks: stockBatch('SUP-service', first + i),
+      });
+      if (result.updated !== ENTRIES / 2 || result.errors.length > 0)
+        throw new Error(`unexpected stock result ${JSON.stringify(result).slice(0, 200)}`);
+    }
+  });
+  return (REQUESTS * ENTRIES) / seconds;
+}
+
+export const STOCK_REQUESTS_PER_ROUND = REQUESTS;
+
+/** The service alone, ROUNDS rounds, median rows/s (embedded-durability). */
+export async function serviceStockUpsertRate(service: Service): Promise<number> {
+  await prepareServiceStockUpsert(service);
   const rates: number[] = [];
-  let k = 0;
-  for (let round = 1; round <= ROUNDS; round++) {
-    const first = k + 1;
-    k += REQUESTS;
-    const { seconds } = await timed(async () => {
-      for (let i = 0; i < REQUESTS; i++) await api(service, 'POST', '/api/v1/stocks', { stocks: stockBatch('SUP-service', first + i) });
-    });
-    rates.push((REQUESTS * ENTRIES) / seconds);
-  }
+  for (let round = 0; round < ROUNDS; round++) rates.push(await serviceStockUpsertRound(service, 1 + round * REQUESTS));
   return median(rates);
 }
