@@ -3,11 +3,13 @@
  * local server), each on a fresh database with the service started as a user starts it, side by
  * side with its baselines, ROUNDS rounds, medians. Then stock-upsert and poll on the embedded
  * PGlite backend, its cost of syncing the WAL (EMBEDDED_FSYNC on and off), and the shortened soak
- * of the embedded store (bench/scenarios/soak.ts, SOAK_MINUTES). Writes bench/results.json, bench/run.json and the table in bench/RESULTS.md.
+ * of the embedded store (bench/scenarios/soak.ts, SOAK_MINUTES), and issue 30's bounded load on both
+ * backends (bench/bounded-load.ts). Writes bench/results.json, bench/run.json and the table in bench/RESULTS.md.
  * Not part of `npm test`.
  */
 import { execSync } from 'node:child_process';
 import { Client } from 'pg';
+import { runBoundedLoad } from './bounded-load';
 import { limitResult, log, median, ROUNDS, type Result } from './lib/measure';
 import { writeReport } from './lib/report';
 import { BASE_DATABASE_URL, freshDatabase, peakRss, startService, type Service, type ServiceOptions } from './lib/service';
@@ -188,6 +190,12 @@ async function main(): Promise<void> {
     await withEmbeddedService(async (service) => {
       results.push(...(await runRealisticDay(service, 'embedded')));
     });
+  }
+
+  // Issue 30: the largest allowed operations of every kind, 20 at once, on both backends.
+  if (wanted('bounded-load')) {
+    log('bounded-load on embedded PGlite and PostgreSQL');
+    results.push(...(await runBoundedLoad()));
   }
 
   // The shortened soak of issue 20 (SOAK_MINUTES=0 skips it; SOAK_MINUTES=3 for a quick look).
