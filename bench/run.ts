@@ -5,13 +5,15 @@
  * PostgreSQL cluster the service runs itself in DATA_DIR, ADR 0042), each beside its baseline in
  * the same run: the poll during pushes and the restart after kill -9 beside the previous build
  * (PGlite, BENCH_PREVIOUS_ROOT), the workloads beside the machine's PostgreSQL, the first start,
- * the cost of synchronous_commit, and the shortened soak (SOAK_MINUTES) with the previous build
- * alongside. Writes bench/results.json, bench/run.json and the tables in bench/RESULTS.md (a run
- * with BENCH_ONLY writes only with BENCH_WRITE=1, and then only its own scenarios' rows).
+ * the cost of synchronous_commit, issue 30's bounded load on both providers (bench/bounded-load.ts)
+ * and the shortened soak (SOAK_MINUTES) with the previous build alongside. Writes
+ * bench/results.json, bench/run.json and the tables in bench/RESULTS.md (a run with BENCH_ONLY
+ * writes only with BENCH_WRITE=1, and then only its own scenarios' rows).
  * Not part of `npm test`.
  */
 import { execSync } from 'node:child_process';
 import { Client } from 'pg';
+import { runBoundedLoad } from './bounded-load';
 import { durabilityRows, firstStartRows, latencyRows, restartRows, soakRows, versusRows } from './lib/issue29';
 import { limitResult, log, ROUNDS, type Result } from './lib/measure';
 import { writeReport, type Issue29Row } from './lib/report';
@@ -207,6 +209,12 @@ async function main(): Promise<void> {
     await withEmbeddedService(async (service) => {
       results.push(...(await runRealisticDay(service, 'embedded')));
     });
+  }
+
+  // Issue 30: the largest allowed operations of every kind, 20 at once, on both providers.
+  if (wanted('bounded-load')) {
+    log('bounded-load on the embedded store and PostgreSQL');
+    results.push(...(await runBoundedLoad()));
   }
 
   // The shortened soak of issues 20 and 29 (SOAK_MINUTES=0 skips it; SOAK_MINUTES=3 for a quick look).
