@@ -72,6 +72,11 @@ const DECLARED: Record<string, ListSize> = {
   'Query.webhookConfigs': estimate(100),
 };
 
+/** The arguments that size a list (the `sliced` rules'): a count depends on their values only. */
+export const SIZING_ARGUMENTS: ReadonlySet<string> = new Set(
+  [PAGE, ...Object.values(DECLARED)].flatMap((size) => (size.kind === 'sliced' ? [size.argument] : [])),
+);
+
 /** Where a list field's size comes from; undefined for a field that is neither a list nor a page. */
 export type ListSizes = (parent: GraphQLNamedType, field: GraphQLField<unknown, unknown>) => ListSize | undefined;
 

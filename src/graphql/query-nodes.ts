@@ -4,12 +4,14 @@ import {
   isCompositeType,
   Kind,
   validate,
+  visit,
+  type ArgumentNode,
   type DocumentNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
 import { createComplexityRule, type ComplexityEstimatorArgs } from 'graphql-query-complexity';
-import { isListField, listSizes } from './list-sizes';
+import { isListField, listSizes, SIZING_ARGUMENTS } from './list-sizes';
 
 /** What an operation may return, counted before it runs (ADR 0043). */
 export type NodeCount = {
@@ -35,6 +37,42 @@ export class UncountableOperationError extends Error {}
  * Returns undefined when the executor will refuse the request anyway (no such operation).
  */
 export function createNodeCounter(schema: GraphQLSchema) {
+  const count = uncachedCounter(schema);
+  // Counting costs about as much as a poll's whole execution (validation machinery); SOFA's and
+  // Yoga's parser caches hand back the same document for the same text, so a count is kept per
+  // document and the values of the variables it can depend on (sizes, @skip, @include): a
+  // `since`, `offset` or `after_id` that changes on every page does not change it.
+  const cache = new WeakMap<DocumentNode, { sizing: string[]; counts: Map<string, NodeCount | undefined> }>();
+  return (document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | undefined) => {
+    let entry = cache.get(document);
+    if (!entry) cache.set(document, (entry = { sizing: sizingVariables(document), counts: new Map() }));
+    const { counts } = entry;
+    const key = `${operationName ?? ''}\u0000${JSON.stringify(entry.sizing.map((name) => variables?.[name]))}`;
+    if (counts.has(key)) return counts.get(key);
+    const result = count(document, operationName, variables);
+    if (counts.size >= MAX_COUNTS_PER_DOCUMENT) counts.clear();
+    counts.set(key, result);
+    return result;
+  };
+}
+
+/** Distinct variable values whose count is kept per document (page sizes are few; the cache starts over when full). */
+const MAX_COUNTS_PER_DOCUMENT = 100;
+
+/** The variables a count can depend on: those given to a sizing argument (`limit`, `minutes`) or to @skip/@include. */
+function sizingVariables(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  const add = (args: readonly ArgumentNode[] | undefined, sizing: (name: string) => boolean) => {
+    for (const arg of args ?? []) if (arg.value.kind === Kind.VARIABLE && sizing(arg.name.value)) names.add(arg.value.name.value);
+  };
+  visit(document, {
+    Field: (node) => add(node.arguments, (name) => SIZING_ARGUMENTS.has(name)),
+    Directive: (node) => add(node.arguments, () => true),
+  });
+  return [...names].sort();
+}
+
+function uncachedCounter(schema: GraphQLSchema) {
   const sizeOf = listSizes(schema);
   return (document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | undefined) => {
     const operation = getOperationAST(document, operationName);

@@ -50,6 +50,16 @@ describe('the node count', () => {
     expect(nodes(query, { n: 10, deep: false }, 'Q')).toBe(10 + 21);
   });
 
+  it('keeps a count per document and the variables that size it, not those that page or filter', () => {
+    const document = parse(
+      'query Q($n: Int, $deep: Boolean!, $since: DateTime, $offset: Int) { updatedProducts(limit: $n, since: $since, offset: $offset) { payload { id } } products(limit: 1) { payload { stock @include(if: $deep) { id } } } }',
+    );
+    expect(count(document, 'Q', { n: 10, deep: false, since: '2026-01-01T00:00:00Z', offset: 0 })?.nodes).toBe(10 + 1);
+    expect(count(document, 'Q', { n: 10, deep: false, since: '2026-02-01T00:00:00Z', offset: 500 })?.nodes).toBe(10 + 1);
+    expect(count(document, 'Q', { n: 300, deep: false })?.nodes).toBe(300 + 1);
+    expect(count(document, 'Q', { n: 300, deep: true })?.nodes).toBe(300 + 1 + 20);
+  });
+
   it('leaves requests the executor refuses anyway to the executor, and counts introspection as 0', () => {
     expect(count(parse('query A { pendingChanges { products } }'), 'B', {})).toBeUndefined();
     expect(nodes('query Q($n: Int!) { products(limit: $n) { payload { id } } }', {}, 'Q')).toBe(0); // a variable missing
