@@ -39,7 +39,7 @@ function panel(title: string, unit: string, lines: Line[], top: number, limits: 
     `<text x="16" y="${top + MARGIN.top + h / 2}" font-size="12" transform="rotate(-90 16 ${top + MARGIN.top + h / 2})" text-anchor="middle">${unit}</text>`,
     ...limits.map(
       (l) =>
-        `<line x1="${MARGIN.left}" x2="${MARGIN.left + w}" y1="${y(l.value)}" y2="${y(l.value)}" stroke="#c00" stroke-dasharray="6 4"/><text x="${MARGIN.left + w + 8}" y="${y(l.value) + 16}" font-size="12" fill="#c00">${l.label}</text>`,
+        `<line x1="${MARGIN.left}" x2="${MARGIN.left + w}" y1="${y(l.value)}" y2="${y(l.value)}" stroke="#c00" stroke-dasharray="6 4"/><text x="${MARGIN.left + 6}" y="${y(l.value) - 4}" font-size="12" fill="#c00">${l.label}</text>`,
     ),
     ...lines.map(
       (l, i) =>
