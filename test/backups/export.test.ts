@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,27 +12,13 @@ import { listUpdatedProducts, syncProducts } from '../../src/products/product.se
 import { setWebhookNetworks } from '../../src/webhooks/network-policy';
 import { createSecretBox } from '../../src/webhooks/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
+import { createPostgresDatabase } from '../support/database';
 import { runCli } from '../support/process';
 
 /** Needs a PostgreSQL server to export to, as the other PostgreSQL tests (TEST_DATABASE_URL). */
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const READER = 'token:export-test-reader';
-
-/** A database of its own on the TEST_DATABASE_URL server, dropped afterwards. */
-async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const base = process.env.TEST_DATABASE_URL!;
-  const name = `sgw_test_${randomBytes(6).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new Client({ connectionString: base });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
 
 async function counts(store: Pick<Store, 'sql'>): Promise<Record<string, number>> {
   const { rows } = await store.sql.query<{ name: string }>(
@@ -51,7 +36,8 @@ onPostgres('export to PostgreSQL, from a store in use', () => {
   let source: Store;
 
   const freshDatabase = async () => {
-    const database = await createDatabase();
+    // Empty: export migrates its target itself.
+    const database = await createPostgresDatabase('postgresql', { migrated: false });
     databases.push(database);
     return database.url;
   };

@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
+import { createPostgresDatabase } from '../support/database';
 import { runCli, serveProcess } from '../support/process';
 
 /** Each CLI run starts a process and opens the store; with other suites beside it, that takes a while. */
@@ -106,25 +105,16 @@ describe('sync-gateway backup, restore and import-pglite (as processes)', () => 
   (process.env.TEST_DATABASE_URL ? it : it.skip)(
     'backs up a DATABASE_URL store too, and says pg_dump remains the tool for large servers',
     async () => {
-      const base = process.env.TEST_DATABASE_URL!;
-      const name = `sgw_test_${randomBytes(6).toString('hex')}`;
-      const admin = async (sql: string) => {
-        const client = new Client({ connectionString: base });
-        await client.connect();
-        await client.query(sql).finally(() => client.end());
-      };
-      await admin(`CREATE DATABASE ${name}`);
+      const database = await createPostgresDatabase('postgresql', { migrated: false });
       try {
-        const url = new URL(base);
-        url.pathname = `/${name}`;
-        const env = { ...envFor(path.join(work, 'unused')), DATABASE_URL: url.toString(), ENCRYPTION_KEY: '7'.repeat(64) };
+        const env = { ...envFor(path.join(work, 'unused')), DATABASE_URL: database.url, ENCRYPTION_KEY: '7'.repeat(64) };
         const file = path.join(work, 'server.jsonl.gz');
         const result = await runCli(env, ['backup', file]);
         expect(result.stderr).toBe('');
         expect(result.code).toBe(0);
         expect(result.stdout).toMatch(/pg_dump remains the tool of choice/);
       } finally {
-        await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await database.drop();
       }
     },
     TIMEOUT_MS,
