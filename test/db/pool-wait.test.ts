@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import pino from 'pino';
 import { openStore, type Store } from '../../src/db/store';
-import { createPostgresDatabase, type TestDatabase } from '../support/database';
-import { databaseUrl } from '../support/global-setup';
+import { createLimitedRole, createPostgresDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
 
 /**
@@ -16,28 +14,19 @@ const LIMIT = 3;
 const POOL_TIMEOUT_MS = 4_000;
 
 describe('the request path waits for a connection while the database is full', () => {
-  const role = `sgw_pool_${randomBytes(4).toString('hex')}`;
-  const password = randomBytes(12).toString('hex');
   let database: { url: string; drop(): Promise<void> };
   let admin: Client;
   let store: Store;
   let api: TestServer;
   let limitedUrl: string;
+  let limited: { url: string; drop(): Promise<void> } | undefined;
 
   beforeAll(async () => {
     database = await createPostgresDatabase('embedded');
-    const name = new URL(database.url).pathname.slice(1);
     admin = new Client({ connectionString: database.url });
     await admin.connect();
-    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}' CONNECTION LIMIT ${LIMIT}`);
-    await admin.query(`GRANT CONNECT ON DATABASE ${name} TO ${role}`);
-    await admin.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
-    await admin.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`);
-    await admin.query(`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
-    const url = new URL(database.url);
-    url.username = role;
-    url.password = password;
-    limitedUrl = url.toString();
+    limited = await createLimitedRole(database.url, LIMIT);
+    limitedUrl = limited.url;
     store = await openStore({
       databaseUrl: limitedUrl,
       dataDir: '/nonexistent',
@@ -54,10 +43,7 @@ describe('the request path waits for a connection while the database is full', (
     await store?.close();
     await admin?.end();
     await database?.drop();
-    const c = new Client({ connectionString: databaseUrl(database.url, 'postgres') });
-    await c.connect();
-    await c.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
-    await c.end();
+    await limited?.drop();
   }, 60_000);
 
   /** Every slot of the role, held by connections outside the service (another replica, say). */
@@ -67,7 +53,9 @@ describe('the request path waits for a connection while the database is full', (
     const idle = store.sql.idleCount;
     expect(idle).toBeGreaterThan(0);
     const held: Client[] = [];
-    const terminate = await admin.query(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = $1`, [role]);
+    const terminate = await admin.query(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = $1`, [
+      new URL(limitedUrl).username,
+    ]);
     expect(Number(terminate.rows[0]!.count)).toBeGreaterThan(0);
     // The pool drops a terminated idle connection at its next error event; give it that turn.
     for (let i = 0; i < 50 && store.sql.totalCount > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -96,3 +96,30 @@ export async function openTestDatabase(backend: Backend): Promise<TestDatabase> 
     },
   };
 }
+
+/**
+ * A login role with a CONNECTION LIMIT on `databaseUrl`'s database, allowed to use its tables (a
+ * superuser ignores limits, so "the database is full" needs a role of its own). Its connection
+ * string, and a drop of the role.
+ */
+export async function createLimitedRole(databaseUrlOf: string, limit: number): Promise<{ url: string; drop(): Promise<void> }> {
+  const role = `sgw_limited_${randomBytes(4).toString('hex')}`;
+  // The embedded cluster asks every role for a password (scram-sha-256).
+  const password = randomBytes(12).toString('hex');
+  const name = new URL(databaseUrlOf).pathname.slice(1);
+  const admin = new Client({ connectionString: databaseUrlOf });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}' CONNECTION LIMIT ${limit}`);
+    await admin.query(`GRANT CONNECT ON DATABASE ${name} TO ${role}`);
+    await admin.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+    await admin.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`);
+    await admin.query(`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(databaseUrlOf);
+  url.username = role;
+  url.password = password;
+  return { url: url.toString(), drop: () => onServer(databaseUrl(databaseUrlOf, 'postgres'), `DROP ROLE IF EXISTS ${role}`) };
+}
