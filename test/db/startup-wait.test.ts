@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Client } from 'pg';
-import { createPostgresDatabase } from '../support/database';
-import { databaseUrl } from '../support/global-setup';
+import { createLimitedRole, createPostgresDatabase } from '../support/database';
 import { ROOT, runCli } from '../support/process';
 
 /**
@@ -15,38 +14,25 @@ import { ROOT, runCli } from '../support/process';
 const LIMIT = 20;
 
 describe('starting against a full database', () => {
-  const role = `sgw_limited_${randomBytes(4).toString('hex')}`;
-  // The cluster asks every role for a password (scram-sha-256).
-  const password = randomBytes(12).toString('hex');
   let database: { url: string; drop(): Promise<void> };
   let admin: Client;
   let limitedUrl: string;
+  let limited: { url: string; drop(): Promise<void> } | undefined;
 
   beforeAll(async () => {
     database = await createPostgresDatabase('embedded');
     const env = { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
     expect((await runCli(env, ['migrate'])).code).toBe(0);
-    const name = new URL(database.url).pathname.slice(1);
     admin = new Client({ connectionString: database.url });
     await admin.connect();
-    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}' CONNECTION LIMIT ${LIMIT}`);
-    await admin.query(`GRANT CONNECT ON DATABASE ${name} TO ${role}`);
-    await admin.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
-    await admin.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`);
-    await admin.query(`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
-    const url = new URL(database.url);
-    url.username = role;
-    url.password = password;
-    limitedUrl = url.toString();
+    limited = await createLimitedRole(database.url, LIMIT);
+    limitedUrl = limited.url;
   }, 120_000);
 
   afterAll(async () => {
     await admin?.end();
     await database?.drop();
-    const c = new Client({ connectionString: databaseUrl(database.url, 'postgres') });
-    await c.connect();
-    await c.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
-    await c.end();
+    await limited?.drop();
   }, 60_000);
 
   it('waits with a line naming host, port and cause per attempt, then starts', async () => {
