@@ -35,6 +35,7 @@ import { renderAiContext } from './rest/ai-context';
 import { createRestErrorHandler } from './rest/error-handler';
 import { buildOpenApiDocument } from './rest/openapi';
 import { useRestEdge } from './rest/rest-edge.plugin';
+import { useRouteRoles } from './rest/route-roles.plugin';
 import { useCompiledExecution } from './graphql/compiled-execution.plugin';
 import { useRequestBounds } from './graphql/request-bounds.plugin';
 import { restRoutes } from './rest/routes';
@@ -145,7 +146,8 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       credentialsRevoked,
     }),
     // Order matters: the body is read once and bounded before anyone parses it; the rate limit
-    // counts every request (401s too) before auth answers; an Idempotency-Key is claimed (or its
+    // counts every request (401s too) before auth answers; a role's refusal (403) comes before an
+    // Idempotency-Key is claimed or a body parsed; an Idempotency-Key is claimed (or its
     // answer replayed) before the REST edge vets what SOFA executes, so a 400 is replayed as well.
     plugins: [
       useRequestLog(logger),
@@ -190,6 +192,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         prefixPaths: [CONSOLE_PATH, API_REFERENCE_PATH],
         logger,
       }),
+      useRouteRoles({ schema, routes: restRoutes }),
       useIdempotencyKeys({ prisma: db.prisma, routes: restRoutes, logger }),
       useRestEdge({ schema, routes: restRoutes }),
       useRestSofa({

@@ -1,4 +1,4 @@
-import { requireAdmin } from '../auth/roles';
+import { allow, PUBLIC_ACCESS } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import {
   approveAccount,
@@ -46,6 +46,7 @@ const Success = builder.objectRef<{ success: boolean }>('Success').implement({ f
 
 builder.mutationFields((t) => ({
   login: t.field({
+    ...PUBLIC_ACCESS,
     type: Session,
     description:
       'Signs in an admin account (5 per minute per IP and per account). A failure says nothing about whether the account exists.',
@@ -53,6 +54,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => login(ctx.accounts, args, ctx.clientIp),
   }),
   register: t.field({
+    ...PUBLIC_ACCESS,
     type: Registration,
     description:
       'Registers an admin account (5 per hour per IP) when REGISTRATION is open or approval; with approval it waits for an admin.',
@@ -60,6 +62,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => register(ctx.accounts, args, ctx.clientIp),
   }),
   requestPasswordReset: t.field({
+    ...PUBLIC_ACCESS,
     type: Accepted,
     description:
       'Mails a single-use reset token valid for one hour (3 per hour per IP and per account). Same answer whether the account exists or not.',
@@ -67,6 +70,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => requestPasswordReset(ctx.accounts, args, ctx.clientIp),
   }),
   confirmPasswordReset: t.field({
+    ...PUBLIC_ACCESS,
     type: Success,
     description: 'Sets a new password with a reset token; ends the sessions opened with the old one.',
     args: { token: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
@@ -77,6 +81,7 @@ builder.mutationFields((t) => ({
     },
   }),
   logout: t.field({
+    ...allow('admin'),
     type: Success,
     description:
       'Ends the calling admin session at once, its open subscriptions (SSE and graphql-ws) included (FORBIDDEN for an API token).',
@@ -87,11 +92,11 @@ builder.mutationFields((t) => ({
     },
   }),
   approveAccount: t.field({
+    ...allow('admin'),
     type: AdminAccount,
     description: 'Admin only. Activates a pending registration.',
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => {
-      requireAdmin(ctx);
       return approveAccount(ctx.prisma, args.id, ctx.auth!.name);
     },
   }),
@@ -99,11 +104,11 @@ builder.mutationFields((t) => ({
 
 builder.queryField('adminAccounts', (t) =>
   t.field({
+    ...allow('admin'),
     type: [AdminAccount],
     description: 'Admin only.',
     args: { status: t.arg.string({ description: 'active or pending' }) },
     resolve: (_root, args, ctx) => {
-      requireAdmin(ctx);
       return listAccounts(ctx.prisma, args.status);
     },
   }),

@@ -1,8 +1,15 @@
+import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { requireAdmin } from './roles';
+import { ROLE_MAY, ROLES, type Role } from './roles';
 import { createToken, listTokens, revokeToken, type TokenSummary } from './token.service';
 
-const TokenRoleEnum = builder.enumType('TokenRole', { values: ['integration', 'admin'] as const });
+const TokenRoleEnum = builder.enumType('TokenRole', {
+  description: 'What a token may do (ADR 0044). Each operation of the API reference names the roles that may call it.',
+  values: Object.fromEntries(ROLES.map((role) => [role, { description: `May ${ROLE_MAY[role]}.` }])) as Record<
+    Role,
+    { description: string }
+  >,
+});
 
 const ApiToken = builder.objectRef<TokenSummary>('ApiToken').implement({
   description: 'An API token; its secret is shown once, at creation, and never stored.',
@@ -25,10 +32,10 @@ const CreatedToken = builder.objectRef<{ token: string; summary: TokenSummary }>
 
 builder.queryField('apiTokens', (t) =>
   t.field({
+    ...allow('admin'),
     type: [ApiToken],
     description: 'Admin only.',
     resolve: (_root, _args, ctx) => {
-      requireAdmin(ctx);
       return listTokens(ctx.prisma);
     },
   }),
@@ -36,22 +43,22 @@ builder.queryField('apiTokens', (t) =>
 
 builder.mutationFields((t) => ({
   createApiToken: t.field({
+    ...allow('admin'),
     type: CreatedToken,
     description: 'Admin only. The token is in the answer and nowhere else.',
     args: { name: t.arg.string({ required: true }), role: t.arg({ type: TokenRoleEnum }) },
     resolve: (_root, args, ctx) => {
-      requireAdmin(ctx);
       return createToken(ctx.prisma, args.name, args.role ?? 'integration');
     },
   }),
   revokeApiToken: t.field({
+    ...allow('admin'),
     type: ApiToken,
     description:
       'Admin only. Revokes by id or name; revoking twice is harmless. The token stops working at once on every replica sharing REDIS_URL ' +
       '(else within TOKEN_CACHE_TTL_MS), and its open subscriptions end: SSE with a last UNAUTHENTICATED error, graphql-ws with close code 4403.',
     args: { idOrName: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      requireAdmin(ctx);
       const revoked = await revokeToken(ctx.prisma, args.idOrName);
       await ctx.credentialsRevoked();
       return revoked;

@@ -41,6 +41,37 @@ export type PgliteImportResult =
   | { imported: false }
   | { imported: true; from: string; keptIn: string; tables: CopiedTable[]; rows: number; resumed: boolean; warnings: string[] };
 
+/**
+ * The migrations of release 0.1, the last to keep its store in PGlite: the store an import reads
+ * must have exactly these applied. Later migrations of this version run on the cluster before the
+ * copy, so each must keep the copy valid: add types, values, tables or columns with defaults, and
+ * never change what a 0.1 column holds (one that does moves the import between the two lists).
+ */
+const RELEASE_0_1_MIGRATIONS = [
+  '20261122013040_init',
+  '20261122015906_sale_orders',
+  '20261122020041_partners',
+  '20261122020403_price_items',
+  '20261122020612_stocks',
+  '20261122020845_purchase_orders',
+  '20261122021928_failures_webhooks_queue',
+  '20261122025057_admin_accounts',
+  '20261122045940_pending_partial_indexes',
+  '20261122072854_queue_completed_at_index',
+  '20261123005607_per_reader_listings_change_clocks',
+  '20261123005730_idempotency_keys',
+  '20261123014930_failure_idempotency_ref',
+  '20261123034031_webhook_endpoint_health',
+  '20261123034300_source_updated_at',
+  '20261123041355_pending_values',
+  '20261123043215_delivery_attempts',
+  '20261124143426_pending_counts',
+  '20261124143821_change_history',
+  '20261124145046_status_source_direction_enums',
+  '20261124221609_tracked_value_enums',
+  '20261125000615_failure_entity_type_enum',
+];
+
 const PGLITE_DIR = 'pglite';
 const IMPORTED_PREFIX = `${PGLITE_DIR}.imported-`;
 
@@ -58,10 +89,10 @@ export async function importPgliteStore(options: { dataDir: string; targetUrl: s
   try {
     await target.connect();
     const [theirs, ours] = [await appliedMigrations(source), await buildMigrations()];
-    if (theirs.join() !== ours.join()) {
+    if (theirs.join() !== RELEASE_0_1_MIGRATIONS.join() || ours.slice(0, theirs.length).join() !== theirs.join()) {
       throw new PgliteImportRefusedError(
         `${from} was written by a sync-gateway 0.1 release whose migrations differ from the ones this version imports from ` +
-          `(${theirs.length} applied there, ${ours.length} expected). Start the last 0.1 release on this DATA_DIR once ` +
+          `(${theirs.length} applied there, ${RELEASE_0_1_MIGRATIONS.length} expected). Start the last 0.1 release on this DATA_DIR once ` +
           '(it applies its migrations), stop it, then start this version again.',
       );
     }

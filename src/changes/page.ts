@@ -71,17 +71,18 @@ export const RECENT_ORDER = [{ updatedAt: 'desc' as const }, { id: 'desc' as con
  * back in the Prisma model's shape, with only the fields their change record shows
  * (`changeColumns`). `filter`'s keys are column names written in the code, never input.
  * The statement runs through the pg pool as a named prepared statement (parsed once per connection, no
- * Prisma raw layer).
+ * Prisma raw layer). A `reader` of null (a viewer's token, ADR 0044) reads the same page and marks
+ * nothing: what it was shown widens no acknowledgement.
  */
 export async function changeListPage<Row extends { id: number; revision: number }>(
   db: ChangeListSource,
   table: TrackedTableName,
-  reader: string,
+  reader: string | null,
   args: PageArgs,
   filter: Record<string, string> = {},
 ): Promise<PageShape<Row>> {
   const page = resolvePage(args);
-  const params: unknown[] = [reader];
+  const params: unknown[] = reader === null ? [] : [reader];
   const conditions = ['pending'];
   if (page.since) {
     params.push(page.since.toISOString());
@@ -102,17 +103,21 @@ export async function changeListPage<Row extends { id: number; revision: number 
   const counted = page.since ? undefined : pendingCountSql(table, filter, (column) => placeholders.get(column)!);
   const totalSql = counted ?? `(SELECT count(*)::int FROM ${trackedTable(table)} WHERE ${where})`;
   const columns = pageColumns(table);
-  const sql = `WITH page AS MATERIALIZED (
-       SELECT ${columns.selected} FROM ${trackedTable(table)} WHERE ${where}
-        ORDER BY updated_at, id LIMIT $${params.length - 1}::int OFFSET $${params.length}::int
-     ), listed AS (
+  const listed =
+    reader === null
+      ? ''
+      : `, listed AS (
        UPDATE ${trackedTable(table)} AS t SET listed_revisions = t.listed_revisions || jsonb_build_object($1::text, page.revision)
          FROM page
         WHERE t.id = page.id AND t.id IN (
           SELECT u.id FROM ${trackedTable(table)} AS u JOIN page AS p ON u.id = p.id
            WHERE (u.listed_revisions ->> $1::text) IS DISTINCT FROM p.revision::text
            FOR UPDATE OF u SKIP LOCKED)
-     )
+     )`;
+  const sql = `WITH page AS MATERIALIZED (
+       SELECT ${columns.selected} FROM ${trackedTable(table)} WHERE ${where}
+        ORDER BY updated_at, id LIMIT $${params.length - 1}::int OFFSET $${params.length}::int
+     )${listed}
      SELECT total.n AS "__total", ${columns.answered}
        FROM (SELECT ${totalSql} AS n) AS total
        LEFT JOIN page ON true

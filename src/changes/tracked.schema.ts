@@ -1,4 +1,5 @@
 import type { StoreClients } from '../db/store';
+import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { AckItemInput, AckResult, BatchAckResult, PendingChanges, SyncResult } from '../graphql/common-types';
 import { countPending } from './pending-counts';
@@ -35,6 +36,7 @@ export function registerTrackedOperations<E extends AnyTrackedEntity>(
   if (operations.ackOne) registerAckOne(table, label, operations.ackOne);
   builder.mutationField(operations.ackMany, (t) =>
     t.field({
+      ...allow('consume'),
       type: BatchAckResult,
       description:
         `Acknowledges up to ${MAX_IDS_PER_ACK.toLocaleString('en')} records at once: ids (each covering the revision this client was last listed) ` +
@@ -60,6 +62,7 @@ function registerSync(noun: string, name: string, push: TrackedPush, run: Tracke
   const { listArg, maxItems } = push;
   builder.mutationFields((t) => ({
     [name]: t.field({
+      ...allow('push'),
       type: SyncResult,
       description: `Inbound ${noun} sync (up to ${maxItems} per request). Each record is validated alone: bad records are reported in errors, the good ones are stored. Fields left out keep their stored value.`,
       args: {
@@ -81,6 +84,7 @@ function registerSync(noun: string, name: string, push: TrackedPush, run: Tracke
 function registerAckOne(table: TrackedTableName, label: string, name: string): void {
   builder.mutationField(name, (t) =>
     t.field({
+      ...allow('consume'),
       type: AckResult,
       description:
         `Acknowledges the changes of one ${label.toLowerCase()}: up to revision when given, else up to the revision last listed to this client. ` +

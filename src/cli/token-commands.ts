@@ -1,11 +1,15 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { createTokenOperation, listTokensOperation, revokeTokenOperation } from '../control/operations/token.operations';
+import { ROLES, type Role } from '../auth/roles';
 import { runCommand } from './run-command';
 
-const role = (value: string) => {
-  if (value !== 'integration' && value !== 'admin') throw new InvalidArgumentError('must be integration or admin');
-  return value;
+const role = (value: string): Role => {
+  const known = ROLES.find((r) => r === value);
+  if (!known) throw new InvalidArgumentError(`must be one of ${ROLES.join(', ')}`);
+  return known;
 };
+
+const ROLE_HELP = `what the token may do: ${ROLES.join(', ')} (erp pushes, webshop reads and acknowledges, viewer only reads, integration is both sides as before roles)`;
 
 export function registerTokenCommands(program: Command): void {
   const token = program.command('token').description('manage API tokens (works while the server runs)');
@@ -13,8 +17,8 @@ export function registerTokenCommands(program: Command): void {
     .command('create')
     .description('create a token; it is printed once, alone on the last line')
     .requiredOption('--name <name>', 'a name that says who uses the token')
-    .option('--role <role>', 'integration or admin', role, 'integration')
-    .action(async (opts: { name: string; role: 'integration' | 'admin' }) => {
+    .option('--role <role>', ROLE_HELP, role, 'integration')
+    .action(async (opts: { name: string; role: Role }) => {
       const { token: secret, summary } = await runCommand(createTokenOperation, opts);
       console.log(`Created token "${summary.name}" (id ${summary.id}, role ${summary.role}). It is shown only now:`);
       console.log(secret);

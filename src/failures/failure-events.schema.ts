@@ -1,4 +1,5 @@
 import { filter, pipe } from 'graphql-yoga';
+import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { AppError } from '../errors/app-error';
 import { isLiveEventsGap, type LiveEventsGap } from '../events/hub';
@@ -25,10 +26,9 @@ const SyncFailureEventType = builder.objectRef<SyncFailureEvent>('SyncFailureEve
   }),
 });
 
-builder.subscriptionType({});
-
 builder.subscriptionField('syncFailure', (t) =>
   t.field({
+    ...allow('read'),
     type: SyncFailureEventType,
     description:
       'Every reported failure as it is stored (optionally of one entity type or source), over SSE (Accept: text/event-stream) or graphql-ws at /graphql. ' +

@@ -4,6 +4,8 @@ import {
   FailureSource as StoredFailureSource,
   FailureStatus as StoredFailureStatus,
 } from '../generated/prisma/enums';
+import { AppError, validationFailed } from '../errors/app-error';
+import { ROLE_MAY, type Role } from '../auth/roles';
 
 /** The values of the database's enums (schema.prisma), in their order. */
 export const FAILURE_ENTITY_TYPES = Object.values(StoredFailureEntityType);
@@ -19,7 +21,8 @@ export type FailureStatus = StoredFailureStatus;
 export const failureInput = z
   .object({
     entity_type: z.enum(FAILURE_ENTITY_TYPES),
-    source: z.enum(StoredFailureSource),
+    /** Optional for erp and webshop tokens, which report as themselves (reporterSource). */
+    source: z.enum(StoredFailureSource).nullish(),
     external_id: z.string().min(1, 'Must not be empty').max(255, 'At most 255 characters').nullish(),
     middleware_id: z.int32({ message: 'Must be an integer up to 2147483647' }).positive('Must be a positive id').nullish(),
     error_message: z.string().min(1, 'Must not be empty').max(10_000, 'At most 10,000 characters'),
@@ -40,6 +43,27 @@ export const failureInput = z
   });
 
 export type FailureInput = z.infer<typeof failureInput>;
+
+/**
+ * The side a report comes from (ADR 0044). An erp or webshop token reports as itself: `source`
+ * may be left out, and naming the other side is refused, since the webhook would then go back to
+ * the reporter's own system as if the other side had sent it. Tokens of both sides (integration,
+ * admin) must say which side they report for.
+ */
+export function reporterSource(role: Role | undefined, given: FailureSource | null | undefined): FailureSource {
+  if (role === 'erp' || role === 'webshop') {
+    if (given != null && given !== role) {
+      throw new AppError(
+        'FORBIDDEN',
+        `A token with role ${role} reports failures with source ${role}, not ${given}. Role ${role} may ${ROLE_MAY[role]}.`,
+      );
+    }
+    return role;
+  }
+  if (given == null)
+    throw validationFailed([{ field: 'source', message: `Required for a token with role ${role ?? 'none'}: erp or webshop` }]);
+  return given;
+}
 
 /** The webhook payload of SPEC 6.2, exactly. */
 export type SyncFailureEvent = {

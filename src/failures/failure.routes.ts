@@ -25,7 +25,8 @@ export const failureRoutes: RestRoute[] = [
     tag: 'Failures',
     summary: 'Report a sync failure',
     description:
-      'entity_type (product, partner, sale_order), source (erp or webshop: the reporter) and error_message are required; ' +
+      'entity_type (product, partner, sale_order) and error_message are required; source (erp or webshop: the reporter) too for integration and admin tokens, ' +
+      'while erp and webshop tokens report as themselves (source left out, or their own: the other side is a 403); ' +
       'at least one of external_id and middleware_id; error_details is an optional array of {field, message}; ' +
       `raw_data an optional object of up to ${MAX_RAW_DATA_BYTES} bytes. Any other field is a 400 naming it. ` +
       'The failure is stored open and, in the same transaction, one signed sync_failure webhook delivery is queued per active configuration ' +

@@ -1,4 +1,5 @@
 import type { SyncFailure as SyncFailureRow } from '../generated/prisma/client';
+import { allow, visibleTo } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { readerOf } from '../graphql/reader';
 import { FailureEntityType, FailureSource } from './failure-enums';
@@ -43,7 +44,11 @@ const FailureRecord = builder.interfaceRef<FailureRow>('FailureRecord').implemen
     hasRawData: t.exposeBoolean('hasRawData'),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the failure was reported.' }),
     resolvedAt: t.expose('resolvedAt', { type: 'DateTime', nullable: true }),
-    resolvedBy: t.exposeString('resolvedBy', { nullable: true, description: 'The token (or account) that resolved it.' }),
+    resolvedBy: t.exposeString('resolvedBy', {
+      ...visibleTo('admin'),
+      nullable: true,
+      description: 'The token (or account) that resolved it. Role admin only: null for the others.',
+    }),
     resolutionNote: t.exposeString('resolutionNote', { nullable: true }),
   }),
 });
@@ -89,11 +94,13 @@ const OpenFailureCountRef = builder.objectRef<OpenFailureCount>('OpenFailureCoun
 
 builder.queryFields((t) => ({
   openFailureCounts: t.field({
+    ...allow('read'),
     type: [OpenFailureCountRef],
     description: 'Open failures per entity type and source, every combination listed (zeros included).',
     resolve: (_root, _args, ctx) => openFailureCounts(ctx.prisma),
   }),
   failures: t.field({
+    ...allow('read'),
     type: pageOf('SyncFailurePage', SyncFailure),
     description: 'Reported failures, newest first, without raw_data.',
     args: {
@@ -106,6 +113,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => listFailures(ctx.prisma, args, args),
   }),
   failure: t.field({
+    ...allow('read'),
     type: SyncFailureDetail,
     description: 'One failure in full, raw_data included; NOT_FOUND for an unknown id.',
     args: { id: t.arg.int({ required: true }) },
@@ -115,27 +123,31 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   reportFailure: t.field({
+    ...allow('report'),
     type: ReportFailureResult,
     description:
       'Reports a sync failure (open) and queues a signed sync_failure webhook to every active configuration of the entity type in the opposite direction.',
     args: {
       entity_type: t.arg({ type: FailureEntityType, required: true }),
-      source: t.arg({ type: FailureSource, required: true }),
+      // Optional: erp and webshop tokens report as themselves; integration and admin must say (reporterSource).
+      source: t.arg({ type: FailureSource }),
       error_message: t.arg.string({ required: true }),
       external_id: t.arg.string(),
       middleware_id: t.arg.int(),
       error_details: t.arg({ type: [ErrorDetailInput] }),
       raw_data: t.arg({ type: 'JSONObject', description: 'The payload that failed, up to 1 MB.' }),
     },
-    resolve: (_root, args, ctx) => reportFailure(ctx, ctx.events, args, ctx.idempotencyRef),
+    resolve: (_root, args, ctx) => reportFailure(ctx, ctx.events, args, ctx.idempotencyRef, ctx.auth?.role),
   }),
   resolveFailure: t.field({
+    ...allow('report'),
     type: SyncFailure,
     description: 'Resolves a failure by hand; resolving twice is harmless (the first resolution stands).',
     args: { id: t.arg.int({ required: true }), note: t.arg.string() },
     resolve: (_root, args, ctx) => resolveFailure(ctx.prisma, args.id, caller(ctx), args.note),
   }),
   acknowledgeUpdate: t.field({
+    ...allow('consume'),
     type: AckUpdateResult,
     description:
       'Acknowledges a change record like the DELETE routes and, in the same transaction, resolves every open failure of that entity (same entity type and middleware_id, or same external_id).',

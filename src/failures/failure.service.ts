@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { PrismaClient, SyncFailure } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import { parseInput } from '../errors/zod-details';
+import type { Role } from '../auth/roles';
 import type { EventHub } from '../events/hub';
 import type { PageShape } from '../changes/results';
 import { fetchPage, type PageArgs } from '../changes/page';
@@ -17,6 +18,7 @@ import {
   FAILURE_ENTITY_TYPES,
   FAILURE_SOURCES,
   failureInput,
+  reporterSource,
   type FailureEntityType,
   type FailureSource,
   type FailureStatus,
@@ -47,18 +49,20 @@ export async function reportFailure(
   events: EventHub,
   input: Record<string, unknown>,
   idempotencyRef: string | null = null,
+  reporter?: Role,
 ): Promise<{ id: number; status: 'open'; deliveries: number }> {
   const f = parseInput(failureInput, input);
+  const source = reporterSource(reporter, f.source);
   const errorDetails = f.error_details ?? [];
   const params = [
     f.entity_type,
-    f.source,
+    source,
     f.external_id ?? null,
     f.middleware_id ?? null,
     f.error_message,
     JSON.stringify(errorDetails),
     f.raw_data != null ? JSON.stringify(f.raw_data) : null,
-    directionFor(f.source),
+    directionFor(source),
     idempotencyRef,
   ];
   const row = await viaPool(db.sql, params);
@@ -73,7 +77,7 @@ export async function reportFailure(
     failure_id: id,
     entity_type: f.entity_type,
     external_id: f.external_id ?? null,
-    source: f.source,
+    source,
     error_message: f.error_message,
     error_details: errorDetails,
     failed_at: row.created_at.toISOString(),

@@ -6,6 +6,7 @@ import type {
   SyncErrorShape,
   SyncResultShape,
 } from '../changes/results';
+import { allow } from './access';
 import { builder } from './builder';
 
 /** Shared shapes of every change list and acknowledgement, reused by each domain. */
@@ -105,4 +106,4 @@ export const PendingChanges = builder.objectRef<Record<string, never>>('PendingC
   fields: () => ({}),
 });
 
-builder.queryField('pendingChanges', (t) => t.field({ type: PendingChanges, resolve: () => ({}) }));
+builder.queryField('pendingChanges', (t) => t.field({ ...allow('read'), type: PendingChanges, resolve: () => ({}) }));

@@ -10,3 +10,11 @@ export function readerOf(ctx: Pick<RequestContext, 'auth'>): string {
   if (!ctx.auth) throw new AppError('UNAUTHENTICATED', 'A bearer token is required');
   return ctx.auth.key;
 }
+
+/**
+ * Who a change list marks as shown: the reader, except for a viewer's token, whose reads are never
+ * listings (ADR 0044): a dashboard polling the feed must not widen what the webshop's ack covers.
+ */
+export function listingReaderOf(ctx: Pick<RequestContext, 'auth'>): string | null {
+  return ctx.auth?.role === 'viewer' ? null : readerOf(ctx);
+}

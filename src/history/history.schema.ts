@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { HistoryEntityType } from '../changes/history-writes';
+import { allow, visibleTo } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import type { RequestContext } from '../graphql/context';
 import { PriceItem } from '../pricelists/pricelist.schema';
@@ -37,8 +38,9 @@ const HistoryEntry = builder.objectRef<HistoryEntryShape>('HistoryEntry').implem
     revision: t.exposeInt('revision', { description: 'The revision this change produced.' }),
     changedAt: t.expose('changedAt', { type: 'DateTime', description: "The record's updatedAt for this revision." }),
     tokenName: t.exposeString('tokenName', {
+      ...visibleTo('admin'),
       nullable: true,
-      description: 'Name of the API token (or admin account) that pushed the change.',
+      description: 'Name of the API token (or admin account) that pushed the change. Role admin only: null for the others.',
     }),
     action: t.field({ type: HistoryAction, resolve: (e) => e.action }),
     changes: t.expose('changes', { type: [FieldChange], description: 'The changed fields, by name.' }),
@@ -60,6 +62,7 @@ const RETENTION_NOTE = 'Entries older than RETENTION_HISTORY_DAYS (default 90) a
 
 builder.queryField('history', (t) =>
   t.field({
+    ...allow('read'),
     type: RecordHistory,
     description:
       `The last changes of one record (${HISTORY_TYPES.join(', ')}; for price_item externalId is the product's, and the entries are those of its ` +

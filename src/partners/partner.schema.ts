@@ -1,7 +1,8 @@
 import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
+import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { readerOf } from '../graphql/reader';
+import { listingReaderOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { PARTNER_TYPES } from './partner.input';
 import { partnerEntity } from './partner.entity';
@@ -52,24 +53,28 @@ const PartnerFilter = builder.inputType('PartnerFilter', {
 
 builder.queryFields((t) => ({
   [partnerEntity.operations.list]: t.field({
+    ...allow('feed'),
     type: pageOf('PartnerChangePage', PartnerChange),
     description: 'Partners with pending changes, ordered by updatedAt then id.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listUpdatedPartners(ctx, readerOf(ctx), args),
+    resolve: (_root, args, ctx) => listUpdatedPartners(ctx, listingReaderOf(ctx), args),
   }),
   partnerHierarchy: t.field({
+    ...allow('read'),
     type: PartnerHierarchy,
     description: 'The whole tree the partner belongs to, from its root.',
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => partnerHierarchy(ctx.prisma, args.id),
   }),
   partners: t.field({
+    ...allow('read'),
     type: pageOf('PartnerPage', Partner),
     description: 'All partners for dashboards, newest change first.',
     args: { filter: t.arg({ type: PartnerFilter }), ...pageArgs },
     resolve: (_root, args, ctx) => listPartners(ctx.prisma, args.filter ?? {}, args),
   }),
   partner: t.prismaField({
+    ...allow('read'),
     type: Partner,
     nullable: true,
     description: 'One partner by middleware id or external id (exactly one of them).',

@@ -95,7 +95,7 @@ async function resolveParentIds(tx: SqlRunner, externalIds: string[]): Promise<v
        FROM resolved r WHERE c.id = r.id AND c.parent_id IS DISTINCT FROM r.parent_id`;
 }
 
-export function listUpdatedPartners(db: ChangeListSource, reader: string, args: PageArgs): Promise<PageShape<Partner>> {
+export function listUpdatedPartners(db: ChangeListSource, reader: string | null, args: PageArgs): Promise<PageShape<Partner>> {
   return changeListPage(db, 'partners', reader, args);
 }
 

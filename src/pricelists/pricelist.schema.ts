@@ -1,7 +1,8 @@
 import { registerTrackedOperations } from '../changes/tracked.schema';
 import { REVISION_DESCRIPTION } from '../changes/tracked-fields';
+import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { readerOf } from '../graphql/reader';
+import { listingReaderOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { priceItemEntity } from './price-item.entity';
 import { listPricelistItems, listPricelists, listUpdatedPriceItems, type PricelistSummary } from './pricelist.service';
@@ -38,18 +39,21 @@ const Pricelist = builder.objectRef<PricelistSummary>('Pricelist').implement({
 
 builder.queryFields((t) => ({
   [priceItemEntity.operations.list]: t.field({
+    ...allow('feed'),
     type: pageOf('PriceItemPage', PriceItem),
     description: 'Price items whose price or dates changed since their last acknowledgement, ordered by updatedAt then id.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listUpdatedPriceItems(ctx, readerOf(ctx), args),
+    resolve: (_root, args, ctx) => listUpdatedPriceItems(ctx, listingReaderOf(ctx), args),
   }),
   pricelists: t.field({
+    ...allow('read'),
     type: pageOf('PricelistPage', Pricelist),
     description: 'Distinct pricelists, ordered by id.',
     args: pageArgs,
     resolve: (_root, args, ctx) => listPricelists(ctx.prisma, args),
   }),
   pricelistItems: t.field({
+    ...allow('read'),
     type: pageOf('PricelistItemPage', PriceItem),
     description: 'Every item of one pricelist, ordered by id (full sync).',
     args: { pricelistId: t.arg.string({ required: true, description: 'The pricelist external id.' }), ...pageArgs },

@@ -83,7 +83,7 @@ export async function upsertPriceItems(
 }
 
 /** Price items whose price or dates changed, oldest change first; remembered for the ack. */
-export function listUpdatedPriceItems(db: ChangeListSource, reader: string, args: PageArgs): Promise<PageShape<PriceItem>> {
+export function listUpdatedPriceItems(db: ChangeListSource, reader: string | null, args: PageArgs): Promise<PageShape<PriceItem>> {
   return changeListPage(db, 'price_items', reader, args);
 }
 

@@ -1,7 +1,8 @@
 import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
+import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { readerOf } from '../graphql/reader';
+import { listingReaderOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { productEntity } from './product.entity';
 import { listProducts, listUpdatedProducts, syncProducts } from './product.service';
@@ -30,19 +31,22 @@ const ProductFilter = builder.inputType('ProductFilter', {
 
 builder.queryFields((t) => ({
   [productEntity.operations.list]: t.field({
+    ...allow('feed'),
     type: pageOf('ProductChangePage', ProductChange),
     description:
       'Products with pending changes, ordered by updatedAt then id. Listing a record records the revision shown, which a later acknowledgement covers.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listUpdatedProducts(ctx, readerOf(ctx), args),
+    resolve: (_root, args, ctx) => listUpdatedProducts(ctx, listingReaderOf(ctx), args),
   }),
   products: t.field({
+    ...allow('read'),
     type: pageOf('ProductPage', Product),
     description: 'All products for dashboards, newest change first. Listing here does not affect acknowledgements.',
     args: { filter: t.arg({ type: ProductFilter }), ...pageArgs },
     resolve: (_root, args, ctx) => listProducts(ctx.prisma, args.filter ?? {}, args),
   }),
   product: t.prismaField({
+    ...allow('read'),
     type: Product,
     nullable: true,
     description: 'One product by middleware id or external id (exactly one of them).',

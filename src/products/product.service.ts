@@ -68,6 +68,6 @@ export function listProducts(prisma: PrismaClient, filter: ProductFilter, args: 
 }
 
 /** Products with pending changes, oldest change first; the page is remembered for the ack. */
-export function listUpdatedProducts(db: ChangeListSource, reader: string, args: PageArgs): Promise<PageShape<Product>> {
+export function listUpdatedProducts(db: ChangeListSource, reader: string | null, args: PageArgs): Promise<PageShape<Product>> {
   return changeListPage(db, 'products', reader, args);
 }

@@ -1,8 +1,9 @@
 import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord } from '../changes/tracked-fields';
 import { notFound } from '../errors/app-error';
+import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { readerOf } from '../graphql/reader';
+import { listingReaderOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { purchaseOrderEntity } from './purchase-order.entity';
 import { listPurchaseOrders, listUpdatedPurchaseOrders, syncPurchaseOrders } from './purchase-order.service';
@@ -51,18 +52,21 @@ const PurchaseOrderFilter = builder.inputType('PurchaseOrderFilter', {
 // updatedPurchaseOrders is declared before purchaseOrder so that /purchase-orders/updated is routed before /purchase-orders/{id}.
 builder.queryFields((t) => ({
   [purchaseOrderEntity.operations.list]: t.field({
+    ...allow('feed'),
     type: pageOf('PurchaseOrderChangePage', PurchaseOrderChange),
     description: 'Purchase orders with pending changes, ordered by updatedAt then id.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listUpdatedPurchaseOrders(ctx, readerOf(ctx), args),
+    resolve: (_root, args, ctx) => listUpdatedPurchaseOrders(ctx, listingReaderOf(ctx), args),
   }),
   purchaseOrders: t.field({
+    ...allow('read'),
     type: pageOf('PurchaseOrderPage', PurchaseOrder),
     description: 'All purchase orders for dashboards, newest change first.',
     args: { filter: t.arg({ type: PurchaseOrderFilter }), ...pageArgs },
     resolve: (_root, args, ctx) => listPurchaseOrders(ctx.prisma, args.filter ?? {}, args),
   }),
   purchaseOrder: t.prismaField({
+    ...allow('read'),
     type: PurchaseOrder,
     description: 'One purchase order with its lines; NOT_FOUND for an unknown id.',
     args: { id: t.arg.int({ required: true }) },

@@ -80,7 +80,7 @@ export async function syncPurchaseOrders(
   return syncResult(indexed, errors, { argName: 'purchase_orders', dryRun });
 }
 
-export function listUpdatedPurchaseOrders(db: ChangeListSource, reader: string, args: PageArgs): Promise<PageShape<PurchaseOrder>> {
+export function listUpdatedPurchaseOrders(db: ChangeListSource, reader: string | null, args: PageArgs): Promise<PageShape<PurchaseOrder>> {
   return changeListPage(db, 'purchase_orders', reader, args);
 }
 

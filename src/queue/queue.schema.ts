@@ -1,3 +1,4 @@
+import { allow, visibleTo } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { pageArgs, pageOf } from '../graphql/pages';
 import { ATTEMPT_OUTCOMES, type AttemptLogOutcome } from './attempt-log';
@@ -44,8 +45,11 @@ export const DeliveryAttempt = builder.prismaObject('DeliveryAttempt', {
       description: 'What went wrong: "HTTP 500", "timeout", "connection refused", "blocked: <reason>"…; null on success.',
     }),
     responseBody: t.exposeString('responseBody', {
+      ...visibleTo('deliver'),
       nullable: true,
-      description: 'The first 4 KB of the response body (UTF-8, invalid bytes replaced, NUL removed); null when no response came.',
+      description:
+        'The first 4 KB of the response body (UTF-8, invalid bytes replaced, NUL removed); null when no response came. ' +
+        'Roles integration and admin only: null for the others.',
     }),
     retryAfter: t.exposeString('retryAfter', { nullable: true, description: 'The Retry-After header of the response, as sent.' }),
   }),
@@ -104,22 +108,26 @@ const RetryFailedResult = builder.objectRef<{ retried: number }>('RetryFailedRes
 
 builder.queryFields((t) => ({
   outboundQueueStats: t.field({
+    ...allow('monitor'),
     type: QueueStats,
     resolve: (_root, _args, ctx) => queueStats(ctx.prisma),
   }),
   deliveriesPerMinute: t.field({
+    ...allow('monitor'),
     type: [DeliveryMinuteRef],
     description: `Deliveries finished per minute over the last \`minutes\` minutes (default 15, at most ${MAX_RATE_MINUTES}), oldest first, the current minute last.`,
     args: { minutes: t.arg.int({ defaultValue: 15 }) },
     resolve: (_root, args, ctx) => deliveriesPerMinute(ctx.prisma, args.minutes ?? 15),
   }),
   outboundQueueItem: t.field({
+    ...allow('monitor'),
     type: OutboundQueueItem,
     description: 'One queue item with its payload and its attempt log; NOT_FOUND for an unknown id.',
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => getQueueItem(ctx.prisma, args.id),
   }),
   outboundQueue: t.field({
+    ...allow('monitor'),
     type: pageOf('OutboundQueuePage', OutboundQueueItem),
     description: 'Queue items, newest first; optionally only those of one status, or the deliveries of one failure (failureId).',
     args: {
@@ -133,6 +141,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   retryQueueItem: t.field({
+    ...allow('deliver'),
     type: OutboundQueueItem,
     description:
       'Puts a failed item (retry) or a completed one (resend) back to pending, due now, with a fresh schedule and the same webhook-id. CONFLICT when it is pending or processing.',
@@ -144,6 +153,7 @@ builder.mutationFields((t) => ({
     },
   }),
   recoverQueueItems: t.field({
+    ...allow('deliver'),
     type: RecoverResult,
     description:
       'Gives every item of `status` (failed, the default) queued at or after `since` and before `until` (no upper bound when omitted) a fresh schedule, due now, with the same webhook-id. ' +
@@ -160,6 +170,7 @@ builder.mutationFields((t) => ({
     },
   }),
   retryFailedQueueItems: t.field({
+    ...allow('deliver'),
     type: RetryFailedResult,
     description: 'Retries every failed item whose attempts are below maxAttempts (every failed item when omitted).',
     args: { maxAttempts: t.arg.int() },

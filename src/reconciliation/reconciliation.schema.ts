@@ -1,4 +1,5 @@
 import { requireAdmin } from '../auth/roles';
+import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import type { EntitySummary, ReconcileResult } from './reconciliation.service';
 import { MAX_RECONCILE_ITEMS, reconcile, reconciliationSummary } from './reconciliation.service';
@@ -13,6 +14,7 @@ const ResyncResult = builder.objectRef<{ resynced: number }>('ResyncResult').imp
 
 builder.mutationField('resync', (t) =>
   t.field({
+    ...allow('admin'),
     type: ResyncResult,
     description:
       'Admin only. Marks every matching record pending again with all its fields in changedFields (isNew unchanged), one statement per entity type; ' +
@@ -29,7 +31,6 @@ builder.mutationField('resync', (t) =>
       dry_run: t.arg.boolean({ description: 'true: count the matching records, change nothing.' }),
     },
     resolve: (_root, args, ctx) => {
-      requireAdmin(ctx);
       return resync(ctx, args, args.dry_run === true);
     },
   }),
@@ -59,6 +60,7 @@ const ReconciliationSummary = builder.objectRef<{ entities: EntitySummary[] }>('
 
 builder.queryField('reconciliation', (t) =>
   t.field({
+    ...allow('feed'),
     type: ReconciliationSummary,
     description: `Per entity type (${ENTITY_TYPES.join(', ')}): records, pending, never acknowledged, oldest pending change, last push, last acknowledgement.`,
     resolve: (_root, _args, ctx) => reconciliationSummary(ctx.prisma),
@@ -100,6 +102,7 @@ const ReconcileResultType = builder.objectRef<ReconcileResult>('ReconcileResult'
 
 builder.mutationField('reconcile', (t) =>
   t.field({
+    ...allow('consume'),
     type: ReconcileResultType,
     description:
       `Compares the webshop's records of one entity type (${DIGESTED_TYPES.join(', ')}) with the middleware's, by digest of data. ` +
@@ -119,7 +122,7 @@ builder.mutationField('reconcile', (t) =>
     },
     resolve: (_root, args, ctx) => {
       // The same effect as the resync mutation, so the same role: comparing stays open to the webshop's token.
-      if (args.resync === true) requireAdmin(ctx);
+      if (args.resync === true) requireAdmin(ctx, 'reconcile with resync: true');
       return reconcile(ctx, args.entityType, args);
     },
   }),

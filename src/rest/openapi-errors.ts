@@ -9,7 +9,8 @@ const ERROR_RESPONSES: Partial<Record<ErrorCode, string>> = {
     'Invalid input: malformed JSON, a bad or unknown query parameter or a bad field, or a page that may return more than ' +
     'MAX_QUERY_NODES nodes (never at limit ≤ 500 with the default). details names each field.',
   UNAUTHENTICATED: 'Missing or invalid bearer token (or, for sign-in, wrong credentials).',
-  FORBIDDEN: 'Not allowed (registration closed, or an admin operation without role admin).',
+  FORBIDDEN:
+    "Not allowed: the token's role may not call this operation (the message names the role and what it may do; x-roles lists who may), or registration is closed.",
   CONFLICT:
     'The record exists already or is not in a state that allows this, or a request with the same Idempotency-Key is still running (Retry-After).',
   IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was used in the last 24 hours for a different request (method, path, query or body).',
@@ -65,14 +66,15 @@ export function errorResponses(): Json {
 /**
  * The error statuses a route answers, each one produced by test/rest/openapi-responses.test.ts:
  * 400 (a bad argument or an unknown query parameter) and 429 everywhere; 401 unless public
- * (sign-in's own 401 aside); 404 for a record named in the path (not for a path value that only
+ * (sign-in's own 401 aside); 403 where some role may not call it (ADR 0044); 404 for a record named in the path (not for a path value that only
  * filters); 413 and 415 on every method that reads a body; 422 (RESPONSE_TOO_LARGE) on every query,
  * whose answer is bounded (ADR 0043); 500 and 503 wherever the database is involved, which on
  * /api/v1 is every route (token lookup, sign-in). Others per route (extraErrors).
  */
-export function errorRefs(route: RestRoute): Json {
+export function errorRefs(route: RestRoute, refusesSomeRole: boolean): Json {
   const codes: ErrorCode[] = ['VALIDATION_FAILED'];
   if (!route.public || route.field === 'Mutation.login') codes.push('UNAUTHENTICATED');
+  if (refusesSomeRole) codes.push('FORBIDDEN');
   if (route.path.includes(':') && !route.pathFilters) codes.push('NOT_FOUND');
   codes.push(...(route.extraErrors ?? []));
   if (route.field.startsWith('Query.')) codes.push('RESPONSE_TOO_LARGE');

@@ -3,6 +3,7 @@ import { errorRefs, errorResponseRef } from './openapi-errors';
 import { rateLimitHeaderRefs } from './openapi-headers';
 import { describePaging } from './openapi-schemas';
 import { fullPath, openApiPath, type RestRoute } from './route-table';
+import { ROLES, type Role } from '../auth/roles';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- OpenAPI is loose JSON
 
@@ -10,7 +11,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
  * One route's operation: SOFA's, with the parameters the REST edge reads, the JSON body as a
  * body (batch limits and item schemas), the success and error responses and their headers.
  */
-export function correctOperation(route: RestRoute, sofaOp: Json): Json {
+export function correctOperation(route: RestRoute, sofaOp: Json, roles: readonly Role[] | undefined): Json {
   const hasBody = route.method === 'POST';
   const bodyProps: Json = hasBody ? { ...(sofaOp.requestBody?.content?.['application/json']?.schema?.properties ?? {}) } : {};
   const required: string[] = hasBody ? [...(sofaOp.requestBody?.content?.['application/json']?.schema?.required ?? [])] : [];
@@ -38,8 +39,10 @@ export function correctOperation(route: RestRoute, sofaOp: Json): Json {
   const op: Json = {
     operationId: route.field.split('.')[1],
     summary: route.summary,
-    description: route.description,
+    description: roles ? `${route.description}\n\nRoles: ${roles.join(', ')}.` : route.description,
     tags: [route.tag],
+    // Who may call it (ADR 0044); any other role is answered 403 FORBIDDEN.
+    ...(roles ? { 'x-roles': [...roles] } : {}),
     ...(route.public ? { security: [] } : {}),
     parameters: [...parameters, { $ref: '#/components/parameters/RequestId' }],
   };
@@ -84,7 +87,7 @@ export function correctOperation(route: RestRoute, sofaOp: Json): Json {
       },
       content: { 'application/json': { ...(okContent ?? {}), example: route.example.response } },
     },
-    ...errorRefs(route),
+    ...errorRefs(route, roles !== undefined && roles.length < ROLES.length),
   };
   documentIdempotency(route, op, errorResponseRef);
   return op;

@@ -3,6 +3,7 @@ import { errorResponses, errorSchema } from './openapi-errors';
 import { REQUEST_ID_PATTERN, RATE_LIMIT_HEADERS, rateLimitHeaderRefs } from './openapi-headers';
 import { idempotencyHeaders, idempotencyParameters } from './openapi-idempotency';
 import { correctOperation } from './openapi-operation';
+import { routeRoles } from './route-roles';
 import { fullPath, openApiPath, type RestRoute } from './route-table';
 import { GUARANTEES_MARKDOWN } from './guarantees';
 import { BOUNDS_MARKDOWN } from './request-bounds-doc';
@@ -25,7 +26,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
     if (!sofaOp) throw new Error(`SOFA generated no operation for ${route.method} ${route.path}`);
     const path = openApiPath(fullPath(route));
     paths[path] ??= {};
-    paths[path][route.method.toLowerCase()] = correctOperation(route, sofaOp);
+    paths[path][route.method.toLowerCase()] = correctOperation(route, sofaOp, routeRoles(schema, route));
   }
   Object.assign(paths, publicPaths(rateLimitHeaderRefs()));
 

@@ -1,7 +1,8 @@
 import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
+import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { readerOf } from '../graphql/reader';
+import { listingReaderOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { SALE_ORDER_DIRECTIONS } from './sale-order.input';
 import { saleOrderEntity } from './sale-order.entity';
@@ -44,21 +45,24 @@ const SaleOrderFilter = builder.inputType('SaleOrderFilter', {
 
 builder.queryFields((t) => ({
   [saleOrderEntity.operations.list]: t.field({
+    ...allow('feed'),
     type: SaleOrderChangePage,
     description: 'Sale orders with pending changes, ordered by updatedAt then id; optionally of one direction.',
     args: {
       ...changeListArgs,
       direction: t.arg({ type: SaleOrderDirectionEnum, description: 'inbound or outbound; both when omitted.' }),
     },
-    resolve: (_root, args, ctx) => listUpdatedSaleOrders(ctx, readerOf(ctx), args),
+    resolve: (_root, args, ctx) => listUpdatedSaleOrders(ctx, listingReaderOf(ctx), args),
   }),
   saleOrders: t.field({
+    ...allow('read'),
     type: SaleOrderPage,
     description: 'All sale orders for dashboards, newest change first.',
     args: { filter: t.arg({ type: SaleOrderFilter }), ...pageArgs },
     resolve: (_root, args, ctx) => listSaleOrders(ctx.prisma, args.filter ?? {}, args),
   }),
   saleOrder: t.prismaField({
+    ...allow('read'),
     type: SaleOrder,
     nullable: true,
     description: 'One sale order by middleware id or external id (exactly one of them).',

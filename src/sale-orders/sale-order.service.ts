@@ -47,7 +47,7 @@ export type SaleOrderFilter = {
 /** Sale orders with pending changes, optionally of one direction; the page is remembered for the ack. */
 export function listUpdatedSaleOrders(
   db: ChangeListSource,
-  reader: string,
+  reader: string | null,
   args: PageArgs & { direction?: SaleOrderDirection | null | undefined },
 ): Promise<PageShape<SaleOrder>> {
   return changeListPage(db, 'sale_orders', reader, args, args.direction ? { direction: args.direction } : {});

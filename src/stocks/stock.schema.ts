@@ -1,7 +1,8 @@
 import { registerTrackedOperations } from '../changes/tracked.schema';
 import { REVISION_DESCRIPTION } from '../changes/tracked-fields';
+import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { readerOf } from '../graphql/reader';
+import { listingReaderOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
 import { stockEntity } from './stock.entity';
 import { listChangedStocks, listStocks, lookupStock, syncStocks } from './stock.service';
@@ -31,24 +32,28 @@ const StockPage = pageOf('StockPage', Stock);
 
 builder.queryFields((t) => ({
   [stockEntity.operations.list]: t.field({
+    ...allow('feed'),
     type: StockPage,
     description: 'Stock entries whose quantity changed since their last acknowledgement, ordered by updatedAt then id.',
     args: changeListArgs,
-    resolve: (_root, args, ctx) => listChangedStocks(ctx, readerOf(ctx), args),
+    resolve: (_root, args, ctx) => listChangedStocks(ctx, listingReaderOf(ctx), args),
   }),
   stocksBySupplier: t.field({
+    ...allow('read'),
     type: StockPage,
     description: 'All stock of one supplier, ordered by product external id.',
     args: { supplierId: t.arg.string({ required: true, description: 'The supplier external id.' }), ...pageArgs },
     resolve: (_root, args, ctx) => listStocks(ctx.prisma, { supplierExternalId: args.supplierId }, args),
   }),
   stocksByProduct: t.field({
+    ...allow('read'),
     type: StockPage,
     description: 'Stock of all suppliers for one product, ordered by supplier external id.',
     args: { productId: t.arg.string({ required: true, description: 'The product external id.' }), ...pageArgs },
     resolve: (_root, args, ctx) => listStocks(ctx.prisma, { productExternalId: args.productId }, args),
   }),
   stockLookup: t.field({
+    ...allow('read'),
     type: Stock,
     description: 'One stock entry by supplier and product external ids.',
     args: {

@@ -218,7 +218,7 @@ async function upsertStocks(tx: SqlRunner, shape: Shape, entries: StockRow[], st
 }
 
 /** Entries whose quantity changed since their last acknowledgement (the delta query). */
-export function listChangedStocks(db: ChangeListSource, reader: string, args: PageArgs): Promise<PageShape<Stock>> {
+export function listChangedStocks(db: ChangeListSource, reader: string | null, args: PageArgs): Promise<PageShape<Stock>> {
   return changeListPage(db, 'stocks', reader, args);
 }
 

@@ -1,7 +1,7 @@
 import { filter, pipe } from 'graphql-yoga';
-import { requireAdmin } from '../auth/roles';
 import { AppError } from '../errors/app-error';
 import { isLiveEventsGap, type LiveEventsGap } from '../events/hub';
+import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { OPERATIONAL_EVENT_NAMES, type OperationalEvent } from './endpoint-health';
 
@@ -42,6 +42,7 @@ const OperationalEventType = builder.objectRef<OperationalEvent>('OperationalEve
 
 builder.subscriptionField('operationalEvents', (t) =>
   t.field({
+    ...allow('admin'),
     type: OperationalEventType,
     description:
       'Admin only. Webhook configurations disabled by the worker, deliveries abandoned and deliveries recovered, as they happen, over SSE or graphql-ws at /graphql ' +
@@ -49,7 +50,6 @@ builder.subscriptionField('operationalEvents', (t) =>
       'a payload with `data: null` and a SERVICE_UNAVAILABLE error whose `extensions.gap` holds `{from, until}` says events may be missing (see webhookConfigs and the queue).',
     args: { events: t.arg({ type: [OperationalEventName] }) },
     subscribe: (_root, args, ctx) => {
-      requireAdmin(ctx);
       const wanted = args.events?.length ? new Set<string>(args.events) : undefined;
       return pipe(
         ctx.events.pubsub.subscribe('operationalEvents'),

@@ -1,4 +1,4 @@
-import { requireAdmin } from '../auth/roles';
+import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { FailureEntityType } from '../failures/failure-enums';
 import { HEALTH_STATES, healthOf, type EndpointHealth } from './endpoint-health';
@@ -101,19 +101,19 @@ const WebhookTestResultRef = builder.objectRef<WebhookTestResult>('WebhookTestRe
 
 builder.queryFields((t) => ({
   webhookConfigs: t.field({
+    ...allow('admin'),
     type: [WebhookConfig],
     description: 'Admin only. Every configuration with its health, oldest first.',
     resolve: (_root, _args, ctx) => {
-      requireAdmin(ctx);
       return listWebhooks(ctx.prisma);
     },
   }),
   webhookConfig: t.field({
+    ...allow('admin'),
     type: WebhookConfig,
     description: 'Admin only. One configuration with its health; NOT_FOUND for an unknown id.',
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => {
-      requireAdmin(ctx);
       return getWebhook(ctx.prisma, args.id);
     },
   }),
@@ -121,6 +121,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createWebhookConfig: t.field({
+    ...allow('admin'),
     type: WebhookConfig,
     description:
       'Admin only. The secret signs deliveries and is stored encrypted. Leave it out to get a generated whsec_ secret, returned once in newSecret. ' +
@@ -134,11 +135,11 @@ builder.mutationFields((t) => ({
       active: t.arg.boolean(),
     },
     resolve: (_root, args, ctx) => {
-      requireAdmin(ctx);
       return createWebhook(ctx.prisma, ctx.secrets, { ...args, secret: args.secret ?? undefined, active: args.active ?? true });
     },
   }),
   updateWebhookConfig: t.field({
+    ...allow('admin'),
     type: WebhookConfig,
     description:
       'Admin only. Changes the given fields; a new secret replaces the old one at once (rotateWebhookSecret keeps the old one valid for a while). ' +
@@ -152,7 +153,6 @@ builder.mutationFields((t) => ({
       active: t.arg.boolean(),
     },
     resolve: (_root, { id, ...patch }, ctx) => {
-      requireAdmin(ctx);
       return updateWebhook(ctx.prisma, ctx.secrets, id, {
         url: patch.url ?? undefined,
         entityType: patch.entityType ?? undefined,
@@ -163,6 +163,7 @@ builder.mutationFields((t) => ({
     },
   }),
   rotateWebhookSecret: t.field({
+    ...allow('admin'),
     type: WebhookConfig,
     description:
       'Admin only. Generates a new whsec_ secret (returned once in newSecret) that signs from now on. The old secret keeps signing too for graceSeconds ' +
@@ -171,27 +172,26 @@ builder.mutationFields((t) => ({
       'X-Webhook-Signature switches to the new secret and the old one signs nothing more.',
     args: { id: t.arg.int({ required: true }), graceSeconds: t.arg.int() },
     resolve: (_root, args, ctx) => {
-      requireAdmin(ctx);
       return rotateWebhookSecret(ctx.prisma, ctx.secrets, args.id, { graceSeconds: args.graceSeconds ?? undefined });
     },
   }),
   testWebhook: t.field({
+    ...allow('admin'),
     type: WebhookTestResultRef,
     description:
       `Admin only. Sends a signed ${TEST_EVENT} event to the configuration now (active or not) and answers the attempt. ` +
       'Body: {"event":"webhook.test","webhook_id","entity_type","direction","sent_at"}. Not queued, not retried, not counted in delivery metrics.',
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => {
-      requireAdmin(ctx);
       return sendTestEvent(ctx.prisma, ctx.secrets, args.id);
     },
   }),
   removeWebhookConfig: t.field({
+    ...allow('admin'),
     type: WebhookConfig,
     description: 'Admin only. Queued deliveries to it will fail; past deliveries keep their history.',
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => {
-      requireAdmin(ctx);
       return removeWebhook(ctx.prisma, args.id);
     },
   }),

@@ -44,9 +44,11 @@ describe('sync-gateway CLI and server process (embedded PostgreSQL)', () => {
 
       const admin = await run('token', 'create', '--name', 'ops', '--role', 'admin');
       expect(admin.stdout).toMatch(/role admin/);
+      const shop = await run('token', 'create', '--name', 'shop', '--role', 'webshop');
+      expect(shop.stdout).toMatch(/role webshop/);
       const badRole = await run('token', 'create', '--name', 'x', '--role', 'root');
       expect(badRole.code).not.toBe(0);
-      expect(badRole.stderr).toMatch(/integration or admin/);
+      expect(badRole.stderr).toMatch(/erp, webshop, viewer, integration, admin/);
 
       const listed = await run('token', 'list');
       expect(listed.code).toBe(0);

@@ -1,3 +1,4 @@
+import { createToken } from '../../src/auth/token.service';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { backends } from '../support/database';
 import { useApiFixture } from '../support/http';
@@ -117,7 +118,11 @@ describe.each(backends)('failures over REST on %s', (backend) => {
   it('resolves by hand with a note; resolving twice is harmless', async () => {
     const a = await ctx.api.request('POST', '/api/v1/failures', { body: report() });
     const first = await ctx.api.request('POST', `/api/v1/failures/${a.body.id}/resolve`, { body: { note: 'fixed in ERP' } });
-    expect(first.body).toMatchObject({ status: 'resolved', resolutionNote: 'fixed in ERP', resolvedBy: expect.stringMatching(/^test-/) });
+    // Who resolved it is a token name: an admin sees it, the integration token that resolved it does not (ADR 0044).
+    expect(first.body).toMatchObject({ status: 'resolved', resolutionNote: 'fixed in ERP', resolvedBy: null });
+    const admin = (await createToken(ctx.db.prisma, `admin-${backend}-${Date.now()}`, 'admin')).token;
+    const seenByAdmin = await ctx.api.request('GET', `/api/v1/failures/${a.body.id}`, { token: admin });
+    expect(seenByAdmin.body.resolvedBy).toMatch(/^test-/);
     const second = await ctx.api.request('POST', `/api/v1/failures/${a.body.id}/resolve`);
     expect(second.status).toBe(200);
     expect(second.body).toMatchObject({ status: 'resolved', resolvedAt: first.body.resolvedAt, resolutionNote: 'fixed in ERP' });

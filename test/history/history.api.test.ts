@@ -28,7 +28,8 @@ describe.each(backends)('change history on %s', (backend) => {
     error?: { code: string; details: Array<{ field: string; message: string }> };
   };
   const history = (type: string, externalId: string, query = '') =>
-    ctx.api.request<Answer>('GET', `/api/v1/history/${type}/${encodeURIComponent(externalId)}${query}`);
+    // Read as admin: token names are shown to admin only (ADR 0044).
+    ctx.api.request<Answer>('GET', `/api/v1/history/${type}/${encodeURIComponent(externalId)}${query}`, { token: admin });
   const historyRows = () => ctx.db.prisma.changeHistoryEntry.count();
 
   beforeAll(async () => {

@@ -1,4 +1,5 @@
-import { verifyToken } from '../../src/auth/token.service';
+import { ROLES, type Role } from '../../src/auth/roles';
+import { createToken, verifyToken } from '../../src/auth/token.service';
 import { IDEMPOTENCY_HEADER, requestFingerprint } from '../../src/idempotency/idempotency-key';
 import { claimKey } from '../../src/idempotency/idempotency.service';
 import { createLimiter, createRateLimiters } from '../../src/rate-limits/limiters';
@@ -36,6 +37,8 @@ describe.each(backends)('the OpenAPI document against real responses on %s', (ba
   let ajv: ReturnType<typeof documentValidator>;
   const limiters = createRateLimiters({ readPerMinute: 1_000_000, writePerMinute: 1_000_000 });
   const f = { resetTokens: [] } as unknown as Fixtures;
+  /** A token of every role, for each operation's 403 (a role its x-roles leaves out). */
+  const roleTokens = {} as Record<Role, string>;
 
   const accountLimiters = () => {
     const make = (name: string) => createLimiter({ points: 1_000, durationSeconds: 60, keyPrefix: `oa-${backend}-${name}` });
@@ -60,6 +63,7 @@ describe.each(backends)('the OpenAPI document against real responses on %s', (ba
     closedApi = await startTestServer(db, { accounts: { registration: 'closed', limiters: accountLimiters() } });
     doc = (await api.request('GET', '/api/doc', { token: null })).body;
     ajv = documentValidator(doc);
+    for (const role of ROLES) roleTokens[role] = (await createToken(db.prisma, `oa-${backend}-${role}`, role)).token;
     Object.assign(f, await seedFixtures({ prisma: db.prisma, secrets: api.secrets, token: api.token, backend, ok }));
   });
   afterAll(async () => {
@@ -106,6 +110,8 @@ describe.each(backends)('the OpenAPI document against real responses on %s', (ba
     const withQuery = (path: string, extra: string) => `${path}${path.includes('?') ? '&' : '?'}${extra}`;
     const cases: Case[] = [];
     if (secured) cases.push({ label: 'no token', expect: 401, call: { ...success, token: null } });
+    const refused = ROLES.find((role) => Array.isArray(op['x-roles']) && !op['x-roles'].includes(role));
+    if (refused) cases.push({ label: `a token of role ${refused}`, expect: 403, call: { ...success, token: roleTokens[refused] } });
     if (rest)
       cases.push({ label: 'unknown query parameter', expect: 400, call: { ...success, path: withQuery(success.path, 'no_such=1') } });
     if (rest && method !== 'GET') {

@@ -93,7 +93,7 @@ describe('OpenAPI document', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.paths['/health'].get.security).toEqual([]);
     const sync = doc.paths['/api/v1/products'].post;
-    expect(Object.keys(sync.responses).sort()).toEqual(['200', '400', '401', '409', '413', '415', '422', '429', '500', '503']);
+    expect(Object.keys(sync.responses).sort()).toEqual(['200', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
     expect(doc.components.responses.ServiceUnavailable.headers['Retry-After']).toBeDefined();
     expect(Object.keys(sync.responses['200'].headers).sort()).toEqual([
       'Idempotent-Replayed',

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { createToken, listTokens, revokeToken, tokenName } from '../../auth/token.service';
+import { ROLES } from '../../auth/roles';
 import { asJson, defineOperation } from '../operation';
 
 export const createTokenOperation = defineOperation({
   name: 'token.create',
-  args: z.object({ name: tokenName, role: z.enum(['integration', 'admin']).default('integration') }),
+  args: z.object({ name: tokenName, role: z.enum(ROLES).default('integration') }),
   run: async ({ db }, { name, role }) => asJson(await createToken(db.prisma, name, role)),
 });
 

@@ -15,7 +15,16 @@ export const ENTITY_TYPES = allOf<EnumOf<'FailureEntityType'>>()(['product', 'pa
 export const SOURCES = allOf<EnumOf<'FailureSource'>>()(['erp', 'webshop']);
 export const FAILURE_STATUSES = allOf<EnumOf<'FailureStatus'>>()(['open', 'resolved']);
 export const QUEUE_STATUSES = allOf<EnumOf<'QueueStatus'>>()(['pending', 'processing', 'completed', 'failed']);
-export const TOKEN_ROLES = allOf<EnumOf<'TokenRole'>>()(['integration', 'admin']);
+export const TOKEN_ROLES = allOf<EnumOf<'TokenRole'>>()(['webshop', 'erp', 'viewer', 'integration', 'admin']);
+
+/** What each role may do, in a line (ADR 0044; the API reference lists the roles of every operation). */
+export const ROLE_HINTS: Record<EnumOf<'TokenRole'>, string> = {
+  erp: 'pushes records, reports failures as erp',
+  webshop: 'lists and acknowledges the change lists, reports failures as webshop',
+  viewer: 'reads only (dashboards); marks nothing as listed',
+  integration: 'both sides, as tokens were before roles',
+  admin: 'everything',
+};
 export const DIRECTIONS = allOf<EnumOf<'WebhookDirection'>>()(['to_erp', 'to_webshop']);
 
 /**

@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
-import { TOKEN_ROLES as ROLES } from '../api';
+import { ROLE_HINTS, TOKEN_ROLES as ROLES } from '../api';
 import { API_TOKENS, CREATE_TOKEN, REVOKE_TOKEN } from '../tokens-api';
 import { ErrorNote, Select, TableHead, time } from '../components/ui';
 
@@ -9,7 +9,7 @@ export function Tokens() {
   const [created, create] = useMutation(CREATE_TOKEN);
   const [revoked, revoke] = useMutation(REVOKE_TOKEN);
   const [name, setName] = useState('');
-  const [role, setRole] = useState<(typeof ROLES)[number]>('integration');
+  const [role, setRole] = useState<(typeof ROLES)[number]>('webshop');
   const refresh = () => reload({ requestPolicy: 'network-only' });
   const fresh = created.data?.createApiToken;
   return (
@@ -36,6 +36,9 @@ export function Tokens() {
           Create token
         </button>
       </form>
+      <p class="muted">
+        Role {role}: {ROLE_HINTS[role]}.
+      </p>
       {fresh && (
         <div class="secret-once" role="status">
           <p>
