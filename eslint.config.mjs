@@ -23,6 +23,10 @@ export default tseslint.config(
       'node_modules/',
       'src/generated/',
       'src/admin/console/dist/',
+      // The TypeScript client's build output, its own dependencies and its types generated from openapi.json.
+      'clients/typescript/dist/',
+      'clients/typescript/node_modules/',
+      'clients/typescript/src/openapi.ts',
       // Generated from schema.graphql by gql.tada (`npm run schema:print`).
       'src/admin/console/src/graphql-env.d.ts',
     ],
