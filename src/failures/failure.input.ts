@@ -65,10 +65,10 @@ export function reporterSource(role: Role | undefined, given: FailureSource | nu
   return given;
 }
 
-/** The webhook payload of SPEC 6.2, exactly. */
+/** The webhook payload of SPEC 6.2, plus `failure_id` (issue 32) so that a receiver can resolve the failure. */
 export type SyncFailureEvent = {
   event: 'sync_failure';
-  /** The stored failure (not in the webhook payload): what `failure(id)` and resolveFailure take. */
+  /** The stored failure: what `GET /api/v1/failures/{id}` and resolve take. */
   failure_id: number;
   entity_type: string;
   external_id: string | null;

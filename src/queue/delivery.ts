@@ -44,10 +44,13 @@ export function signatureHeaders(storedSecret: string, messageId: string, timest
   };
 }
 
-/** The event body in SPEC 6.2 field order, whatever order the stored JSON has. */
+/**
+ * The event body in SPEC 6.2 field order, whatever order the stored JSON has, with `failure_id`
+ * after `event` (items queued before it was added have none, and JSON leaves it out).
+ */
 export function eventBody(payload: Record<string, unknown>): string {
-  const { event, entity_type, external_id, source, error_message, error_details, failed_at } = payload;
-  return JSON.stringify({ event, entity_type, external_id, source, error_message, error_details, failed_at });
+  const { event, failure_id, entity_type, external_id, source, error_message, error_details, failed_at } = payload;
+  return JSON.stringify({ event, failure_id, entity_type, external_id, source, error_message, error_details, failed_at });
 }
 
 /**

@@ -39,6 +39,7 @@ const exampleItem = {
   messageId: 'msg_5a1f0c2d9e104b7c8a4e5f1d4a589b1e',
   payload: {
     event: 'sync_failure',
+    failure_id: 17,
     entity_type: 'product',
     external_id: 'SKU-1001',
     source: 'webshop',

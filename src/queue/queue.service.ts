@@ -22,7 +22,7 @@ export function enqueueDeliveriesSql(failure: string, direction: string): string
   return `queued AS (
        INSERT INTO outbound_queue_items (status, message_id, event, payload, webhook_config_id, failure_id)
        SELECT 'pending'::queue_status, 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'sync_failure',
-              jsonb_build_object('event', 'sync_failure', 'entity_type', f.entity_type, 'external_id', f.external_id,
+              jsonb_build_object('event', 'sync_failure', 'failure_id', f.id, 'entity_type', f.entity_type, 'external_id', f.external_id,
                                  'source', f.source, 'error_message', f.error_message, 'error_details', f.error_details,
                                  'failed_at', to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
               c.id, f.id

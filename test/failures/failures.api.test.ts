@@ -47,6 +47,7 @@ describe.each(backends)('failures over REST on %s', (backend) => {
     const failure = await ctx.db.prisma.syncFailure.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(items[0]!.payload).toEqual({
       event: 'sync_failure',
+      failure_id: res.body.id,
       entity_type: 'product',
       external_id: 'SKU-1',
       source: 'webshop',

@@ -65,6 +65,7 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
     const failure = await ctx.db.prisma.syncFailure.findFirstOrThrow();
     expect(JSON.parse(request!.body)).toEqual({
       event: 'sync_failure',
+      failure_id: failure.id,
       entity_type: 'product',
       external_id: 'SKU-9',
       source: 'erp',

@@ -5161,6 +5161,7 @@ export interface operations {
                      *           "messageId": "msg_5a1f0c2d9e104b7c8a4e5f1d4a589b1e",
                      *           "payload": {
                      *             "event": "sync_failure",
+                     *             "failure_id": 17,
                      *             "entity_type": "product",
                      *             "external_id": "SKU-1001",
                      *             "source": "webshop",
@@ -5242,6 +5243,7 @@ export interface operations {
                      *       "messageId": "msg_5a1f0c2d9e104b7c8a4e5f1d4a589b1e",
                      *       "payload": {
                      *         "event": "sync_failure",
+                     *         "failure_id": 17,
                      *         "entity_type": "product",
                      *         "external_id": "SKU-1001",
                      *         "source": "webshop",
@@ -5333,6 +5335,7 @@ export interface operations {
                      *       "messageId": "msg_5a1f0c2d9e104b7c8a4e5f1d4a589b1e",
                      *       "payload": {
                      *         "event": "sync_failure",
+                     *         "failure_id": 17,
                      *         "entity_type": "product",
                      *         "external_id": "SKU-1001",
                      *         "source": "webshop",
