@@ -24,6 +24,7 @@ it('a release package ships the compiled server, the console, the migrations and
     'dist/console/index.html',
     'prisma/schema.prisma',
     'scripts/prepare.js',
+    'deploy/sync-gateway.service',
   ])
     expect(files).toContain(needed);
   expect(files.some((f) => /^prisma\/migrations\/\d{14}_init\/migration\.sql$/.test(f))).toBe(true);
