@@ -51,7 +51,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
         'JSON answers are application/json; charset=utf-8. A human-readable reference of this document is at /api/reference.\n\n' +
         BOUNDS_MARKDOWN +
         GUARANTEES_MARKDOWN,
-      license: { name: 'Proprietary', url: 'https://example.com/license' },
+      license: { name: 'Proprietary' },
     },
     servers: [{ url: '/', description: 'This service' }],
     security: [{ bearerAuth: [] }],
@@ -81,7 +81,11 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
         },
       },
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API token> (npx sync-gateway token create).' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Authorization: Bearer <API token> (node bin/sync-gateway.js token create --name <name> --role <role>).',
+        },
       },
       schemas,
       responses: errorResponses(),
