@@ -46,6 +46,31 @@ export function ratioResult(
   };
 }
 
+/**
+ * Higher is better, judged on the median of per-round ratios (issue 33): each round measures both
+ * sides back to back, so a round's ratio is free of the drift between rounds; the range is kept.
+ */
+export function roundRatioResult(
+  scenario: string,
+  metric: string,
+  rounds: ReadonlyArray<{ value: number; baseline: number }>,
+  factor: number,
+  baselineName: string,
+): Result & { range: [number, number] } {
+  const ratios = rounds.map((r) => r.value / r.baseline);
+  const ratio = median(ratios);
+  return {
+    scenario,
+    metric,
+    value: round(median(rounds.map((r) => r.value)), 1),
+    baseline: round(median(rounds.map((r) => r.baseline)), 1),
+    ratio: round(ratio),
+    target: `≥ ${factor} × ${baselineName} (median of per-round ratios, range ${round(Math.min(...ratios), 2)}–${round(Math.max(...ratios), 2)})`,
+    pass: ratio >= factor,
+    range: [round(Math.min(...ratios), 2), round(Math.max(...ratios), 2)],
+  };
+}
+
 /** Lower is better: pass when value ≤ limit. */
 export function limitResult(scenario: string, metric: string, value: number, limit: number, baseline: number | null = null): Result {
   return {

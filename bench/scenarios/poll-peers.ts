@@ -8,7 +8,7 @@
  * server process spent per request (PostgreSQL's own CPU is not in it).
  */
 import { costResult, cpuMsPerRequest } from '../lib/cpu';
-import { httpLoad, infoResult, limitResult, log, median, ratioResult, ROUNDS, type HttpLoad, type Result } from '../lib/measure';
+import { httpLoad, infoResult, limitResult, log, median, ROUNDS, roundRatioResult, type HttpLoad, type Result } from '../lib/measure';
 import { startBaselineProcess, type Service } from '../lib/service';
 import { POLL_PRODUCTS } from './poll';
 
@@ -157,8 +157,9 @@ function summarize(all: Target[], rounds: Array<Record<string, Record<string, Me
       ['graphql', 'GraphQL'],
     ] as const) {
       // The headline (issue 33): against the peer that runs the same statement, at both loads.
+      const perRound = rounds.map((r) => ({ value: r[connections]![name]!.reqPerSec, baseline: r[connections]!.same!.reqPerSec }));
       results.push(
-        ratioResult('poll-peers', `${api} req/s, ${at}`, rps(name), rps('same'), 1.5, "PostGraphile running the service's statement"),
+        roundRatioResult('poll-peers', `${api} req/s, ${at}`, perRound, 1.5, "PostGraphile running the service's statement"),
         limitResult('poll-peers', `${api} p99 ms, ${at} (baseline: the fair peer's p99)`, p99(name), p99('same'), p99('same')),
         infoResult('poll-peers', `${api} req/s ÷ PostGraphile over a plain view (not as safe), ${at}`, rps(name) / rps('view')),
         infoResult('poll-peers', `${api} req/s ÷ the count(*) function (unequal cost), ${at}`, rps(name) / rps('function')),
@@ -170,6 +171,15 @@ function summarize(all: Target[], rounds: Array<Record<string, Record<string, Me
         infoResult('poll-peers', `${target.label} p99 ms, ${at}`, p99(target.name)),
       );
     }
+    results.push(
+      roundRatioResult(
+        'poll-peers',
+        `GraphQL req/s against REST, ${at}`,
+        rounds.map((r) => ({ value: r[connections]!.graphql!.reqPerSec, baseline: r[connections]!.rest!.reqPerSec })),
+        0.95,
+        'REST',
+      ),
+    );
     const cpu = (name: string) => med(name, (m) => m.cpuMs);
     for (const name of ['rest', 'graphql'] as const) {
       const api = name === 'rest' ? 'REST' : 'GraphQL';
