@@ -1,3 +1,2 @@
-/** closed: admins are created with the CLI; approval: registrations wait for an admin; open. */
-export const REGISTRATION_MODES = ['closed', 'approval', 'open'] as const;
-export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
+/** closed: admins are created with the CLI; approval: registrations wait for an admin; open. The values are the REGISTRATION setting's. */
+export { REGISTRATION_MODES, type RegistrationMode } from '../config';

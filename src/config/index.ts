@@ -1,9 +1,18 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { REGISTRATION_MODES, type RegistrationMode } from '../accounts/registration';
-import { parseNetworkList, type NetworkLists } from '../webhooks/network-policy';
+import { parseNetworkList, type NetworkLists } from './cidr';
+
+/**
+ * The one place that reads the environment (at start): each variable is named once, in the zod
+ * schema below with its rule, default and why; `toAppConfig` shapes the parsed variables into the
+ * configuration the code uses, and AppConfig is that shape's type (not written by hand).
+ */
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** closed: admins are created with the CLI; approval: registrations wait for an admin; open. */
+export const REGISTRATION_MODES = ['closed', 'approval', 'open'] as const;
+export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
 
 const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -128,53 +137,6 @@ function networkList() {
     .transform((text) => parseNetworkList(text).networks);
 }
 
-export type AppConfig = {
-  host: string;
-  port: number;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  redisUrl: string | undefined;
-  encryptionKey: string | undefined;
-  logLevel: (typeof logLevels)[number];
-  logFormat: 'auto' | 'json' | 'pretty';
-  workerEnabled: boolean;
-  workerLeaseMs: number;
-  databasePool: { size: number; workerSize: number; timeoutMs: number; statementTimeoutMs: number; connectTimeoutMs: number };
-  embeddedFsync: boolean;
-  rateLimit: { readPerMinute: number; writePerMinute: number };
-  trustProxy: boolean;
-  graphqlLimits: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number };
-  requestBounds: RequestBounds;
-  corsOrigins: string[];
-  registration: RegistrationMode;
-  smtpUrl: string | undefined;
-  mailFrom: string;
-  sessionTtlMs: number;
-  metricsPort: number | undefined;
-  maxBodyBytes: number;
-  tokenLastUsedResolutionMs: number;
-  tokenCacheTtlMs: number;
-  shutdownGraceMs: number;
-  cliWaitForServerMs: number;
-  /** The SSRF guard's additions to its built-in rules (ADR 0018). */
-  webhookNetworks: NetworkLists;
-  /** Failing this long disables a webhook configuration; 0: never (ADR 0022). */
-  webhookDisableAfterMs: number;
-  /** What the delivery worker prunes, in days; 0 keeps forever (ADRs 0021, 0031). */
-  retention: { completedDays: number; resolvedDays: number; historyDays: number };
-};
-
-/** ADR 0043: node bound, expensive operations in flight, answer size. */
-export type RequestBounds = {
-  maxQueryNodes: number;
-  expensiveQueryNodes: number;
-  maxExpensivePerToken: number;
-  maxExpensiveOperations: number;
-  expensiveWaitMs: number;
-  expensiveRestRatio: number;
-  maxResponseBytes: number;
-};
-
 export class ConfigError extends Error {
   constructor(readonly issues: string[]) {
     super(`Invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
@@ -189,7 +151,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
-  const e = parsed.data;
+  return toAppConfig(parsed.data);
+}
+
+export type AppConfig = ReturnType<typeof toAppConfig>;
+/** ADR 0043: node bound, expensive operations in flight, answer size. */
+export type RequestBounds = AppConfig['requestBounds'];
+
+/** The parsed variables in the shape the code reads: grouped, in the units it computes with. */
+function toAppConfig(e: z.output<typeof envSchema>) {
   return {
     host: e.HOST,
     port: e.PORT,
@@ -239,8 +209,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     tokenCacheTtlMs: e.TOKEN_CACHE_TTL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     cliWaitForServerMs: e.CLI_WAIT_FOR_SERVER_MS,
-    webhookNetworks: { allowed: e.WEBHOOK_ALLOWED_NETWORKS, blocked: e.WEBHOOK_BLOCKED_NETWORKS },
+    /** The SSRF guard's additions to its built-in rules (ADR 0018). */
+    webhookNetworks: { allowed: e.WEBHOOK_ALLOWED_NETWORKS, blocked: e.WEBHOOK_BLOCKED_NETWORKS } satisfies NetworkLists,
+    /** Failing this long disables a webhook configuration; 0: never (ADR 0022). */
     webhookDisableAfterMs: e.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+    /** What the delivery worker prunes, in days; 0 keeps forever (ADRs 0021, 0031). */
     retention: {
       completedDays: e.RETENTION_COMPLETED_DAYS,
       resolvedDays: e.RETENTION_RESOLVED_DAYS,

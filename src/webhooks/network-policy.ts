@@ -1,5 +1,8 @@
 import { BlockList, isIP } from 'node:net';
+import { parseCidr, parseNetworkList, type NetworkLists } from '../config/cidr';
 import { embeddedIpv4 } from './embedded-ipv4';
+
+export { parseCidr, parseNetworkList, type NetworkLists } from '../config/cidr';
 
 /**
  * Which addresses webhook deliveries may connect to (the SSRF guard, ADR 0018). Loopback,
@@ -13,8 +16,6 @@ export type NetworkPolicy = {
   refusal(address: string): string | undefined;
 };
 
-export type NetworkLists = { allowed: readonly string[]; blocked: readonly string[] };
-
 const BUILT_IN_BLOCKS: ReadonlyArray<[cidr: string, what: string]> = [
   ['0.0.0.0/8', 'an unspecified address'],
   ['127.0.0.0/8', 'a loopback address'],
@@ -26,29 +27,6 @@ const BUILT_IN_BLOCKS: ReadonlyArray<[cidr: string, what: string]> = [
   ['fe80::/10', 'a link-local address'],
   ['ff00::/8', 'a multicast address'],
 ];
-
-type Cidr = { address: string; prefix: number; family: 'ipv4' | 'ipv6' };
-
-/** `10.0.0.0/8`, `fd00::/8`, or a bare address (a /32 or /128). */
-export function parseCidr(text: string): Cidr | undefined {
-  const [address = '', prefixText, ...rest] = text.trim().split('/');
-  const version = isIP(address);
-  if (version === 0 || rest.length > 0) return undefined;
-  const max = version === 4 ? 32 : 128;
-  if (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) return undefined;
-  const prefix = prefixText === undefined ? max : Number(prefixText);
-  if (prefix > max) return undefined;
-  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
-}
-
-/** A comma-separated CIDR list (the WEBHOOK_*_NETWORKS settings); the invalid entries are returned apart. */
-export function parseNetworkList(text: string): { networks: string[]; invalid: string[] } {
-  const entries = text
-    .split(',')
-    .map((e) => e.trim())
-    .filter(Boolean);
-  return { networks: entries.filter((e) => parseCidr(e)), invalid: entries.filter((e) => !parseCidr(e)) };
-}
 
 function blockListOf(cidrs: readonly string[]): BlockList {
   const list = new BlockList();
