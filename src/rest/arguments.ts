@@ -11,7 +11,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { ErrorDetail } from '../errors/app-error';
-import { unstorableArguments } from '../validation/graphql-arguments';
+import { isPerRecordBatch, unstorableArguments } from '../validation/graphql-arguments';
 import type { RestRoute } from './route-table';
 
 /**
@@ -25,6 +25,13 @@ export function unknownBodyFields(schema: GraphQLSchema, route: RestRoute, body:
   return Object.keys(body)
     .filter((key) => !known.has(key))
     .map((key) => ({ field: key, message: 'Unknown field' }));
+}
+
+/** The route's arguments that are per-record batches (a push's `[JSON]` list). */
+export function perRecordBatchArgs(schema: GraphQLSchema, route: RestRoute): string[] {
+  return fieldOf(schema, route)
+    .args.filter(isPerRecordBatch)
+    .map((a) => a.name);
 }
 
 function fieldOf(schema: GraphQLSchema, route: RestRoute) {
