@@ -7,6 +7,7 @@ import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../webhooks/secret-box';
 import type { AccountDeps } from '../accounts/account.service';
 import type { Loaders } from './loaders';
+import type { JsonShape } from '../http/json-body';
 
 /** Per-request state that the HTTP plugins attach before GraphQL or SOFA execute. */
 export type ServerContext = {
@@ -20,6 +21,10 @@ export type ServerContext = {
   clientIp?: string;
   /** The request body, read once by the body-limits plugin. */
   bodyText?: string;
+  /** Its depth and where a long list is in it (src/http/json-body.ts), found with the depth check. */
+  bodyShape?: JsonShape;
+  /** Push lists the REST edge parsed, handed to the execution as they are instead of through SOFA's re-parse. */
+  restLists?: Record<string, unknown[]>;
   /** Set when this request holds an Idempotency-Key (see idempotencyRef). */
   idempotencyRef?: string;
   /** Set by the REST edge on the requests it hands to SOFA, whose operations are SOFA's fixed documents. */

@@ -3,6 +3,7 @@ import { AppError, errorResponse, errorStatus } from '../errors/app-error';
 import type { ServerContext } from '../graphql/context';
 import { readBodyText } from '../rest/body';
 import { API_BASE } from '../rest/route-table';
+import { scanJson } from './json-body';
 
 /** Deeper JSON is refused: no payload of this API nests this far, and deep nesting overflows stacks. */
 export const MAX_JSON_DEPTH = 64;
@@ -21,12 +22,16 @@ export function useBodyLimits(options: { maxBytes: number; graphqlEndpoint: stri
   const readBody = async ({ request, url, serverContext, setRequest, endResponse, fetchAPI }: OnRequestPayload): Promise<void> => {
     try {
       const text = await readBodyText(request, options.maxBytes);
-      if (jsonDepth(text) > MAX_JSON_DEPTH) {
+      // One pass in slices (a 10 MB body would hold the event loop ~20 ms): the depth, and where a
+      // long list's elements are, so that the REST edge can parse it piece by piece (ADR 0046).
+      const shape = await scanJson(text);
+      if (shape.depth > MAX_JSON_DEPTH) {
         throw new AppError('VALIDATION_FAILED', `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep`, [
           { field: '(body)', message: `At most ${MAX_JSON_DEPTH} levels of nesting` },
         ]);
       }
       serverContext.bodyText = text;
+      serverContext.bodyShape = shape;
       if (url.pathname.startsWith(`${API_BASE}/`)) return;
       const headers = new fetchAPI.Headers(request.headers);
       headers.delete('content-length');
@@ -54,21 +59,4 @@ export function useBodyLimits(options: { maxBytes: number; graphqlEndpoint: stri
       return readBody(payload);
     },
   };
-}
-
-/** Deepest nesting of arrays and objects in a JSON text, without parsing it. */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \\ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 91 /* [ */ || c === 123 /* { */) max = Math.max(max, ++depth);
-    else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
-  }
-  return max;
 }

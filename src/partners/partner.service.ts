@@ -29,7 +29,7 @@ export async function syncPartners(
   dryRun = false,
   pushedBy: PushedBy = null,
 ): Promise<SyncResultShape> {
-  const { valid, errors } = validateBatch(records, partnerInput, { argName: 'partners', maxItems: MAX_PARTNERS_PER_REQUEST });
+  const { valid, errors } = await validateBatch(records, partnerInput, { argName: 'partners', maxItems: MAX_PARTNERS_PER_REQUEST });
   const { reports, order, rejected } = await inPushTransaction(db, dryRun, async (tx) => {
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${PARTNER_TREE_LOCK}::bigint)`;
     const links = valid.map(({ value }, index) => ({

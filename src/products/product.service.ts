@@ -18,7 +18,7 @@ export async function syncProducts(
   dryRun = false,
   pushedBy: PushedBy = null,
 ): Promise<SyncResultShape> {
-  const { valid, errors } = validateBatch(records, productInput, { argName: 'products', maxItems: MAX_PRODUCTS_PER_REQUEST });
+  const { valid, errors } = await validateBatch(records, productInput, { argName: 'products', maxItems: MAX_PRODUCTS_PER_REQUEST });
   const incoming = valid.map(
     ({ value: { external_id, erp_id, source_updated_at, pricelists: _prices, purchase_orders: _orders, ...fields } }) => ({
       externalId: external_id,

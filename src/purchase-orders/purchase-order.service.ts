@@ -64,7 +64,7 @@ export async function syncPurchaseOrders(
   dryRun = false,
   pushedBy: PushedBy = null,
 ): Promise<SyncResultShape> {
-  const { valid, errors } = validateBatch(records, purchaseOrderInput, {
+  const { valid, errors } = await validateBatch(records, purchaseOrderInput, {
     argName: 'purchase_orders',
     maxItems: MAX_PURCHASE_ORDERS_PER_REQUEST,
   });

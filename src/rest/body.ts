@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error';
+import { parseJsonPaced, type JsonShape } from '../http/json-body';
 
 /** Reads a request body as text, refusing more than `maxBytes` without buffering past the limit. */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
@@ -36,8 +37,29 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new AppError('VALIDATION_FAILED', 'The request body is not valid JSON', [{ field: '(body)', message: (error as Error).message }]);
+    throw notJson(error);
   }
+  return asObject(value);
+}
+
+/**
+ * parseJsonObject for a body whose shape the body-limits plugin found: a long list is parsed piece
+ * by piece between turns of the event loop (ADR 0046); the value and any error are the same.
+ */
+export async function parseJsonObjectPaced(text: string, shape: JsonShape): Promise<Record<string, unknown>> {
+  let value: unknown;
+  try {
+    value = await parseJsonPaced(text, shape);
+  } catch (error) {
+    throw notJson(error);
+  }
+  return asObject(value);
+}
+
+const notJson = (error: unknown) =>
+  new AppError('VALIDATION_FAILED', 'The request body is not valid JSON', [{ field: '(body)', message: (error as Error).message }]);
+
+function asObject(value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new AppError('VALIDATION_FAILED', 'The request body must be a JSON object', [{ field: '(body)', message: 'Expected an object' }]);
   }

@@ -1,8 +1,9 @@
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, errorResponse } from '../errors/app-error';
-import { parseJsonObject } from './body';
-import { undecodableQueryParams, unknownBodyFields, validateRestArguments } from './arguments';
+import { parseJsonObject, parseJsonObjectPaced } from './body';
+import { PIECEWISE_MIN_CHARS } from '../http/json-body';
+import { perRecordBatchArgs, undecodableQueryParams, unknownBodyFields, validateRestArguments } from './arguments';
 import type { ServerContext } from '../graphql/context';
 import { buildOpenApiDocument, documentedQueryParameters } from './openapi';
 import { API_BASE, createRouteMatcher, type RestRoute } from './route-table';
@@ -17,6 +18,7 @@ export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly R
   // The document is the contract: a parameter it does not list is refused, one it lists never is.
   const document = buildOpenApiDocument(options.schema, options.routes);
   const queryParameters = new Map(options.routes.map((r) => [r, documentedQueryParameters(document, r)]));
+  const batchArgs = new Map(options.routes.map((r) => [r, perRecordBatchArgs(options.schema, r)]));
   return {
     onRequest({ request, url, setRequest, endResponse, fetchAPI, serverContext }) {
       if (!url.pathname.startsWith(`${API_BASE}/`)) return;
@@ -29,19 +31,57 @@ export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly R
         endResponse(errorResponse('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${url.pathname}`));
         return;
       }
+      const text = request.method === 'GET' ? '' : (serverContext.bodyText ?? '');
+      const fail = (error: unknown) => {
+        if (!(error instanceof AppError)) throw error;
+        endResponse(errorResponse(error.code, error.message, error.details));
+      };
+      // The rest of the edge, once the body is parsed.
+      const go = (parsed: Record<string, unknown>) => {
+        try {
+          const handOn = edge(match.route, match.params, match.undecodable, parsed, text.trim() === '');
+          if (handOn === undefined) return;
+          serverContext.restEdge = true;
+          if (request.method === 'GET') return;
+          if (handOn.lists) serverContext.restLists = handOn.lists;
+          const headers = new fetchAPI.Headers(request.headers);
+          headers.delete('content-length');
+          headers.set('content-type', 'application/json');
+          setRequest(new fetchAPI.Request(request.url, { method: request.method, headers, body: handOn.body ?? text }));
+        } catch (error) {
+          fail(error);
+        }
+      };
       try {
-        let body: Record<string, unknown> = {};
-        const text = request.method === 'GET' ? '' : (serverContext.bodyText ?? '');
         if (text.trim() !== '') assertJsonContentType(request);
-        if (request.method !== 'GET') body = parseJsonObject(text);
-        const { route, params } = match;
+        const shape = serverContext.bodyShape;
+        // A long list (a push of thousands) is parsed piece by piece, the event loop turning between pieces.
+        if (shape?.list && text.length >= PIECEWISE_MIN_CHARS) return parseJsonObjectPaced(text, shape).then(go, fail);
+        go(request.method === 'GET' ? {} : parseJsonObject(text));
+      } catch (error) {
+        fail(error);
+      }
+      return undefined;
+
+      /**
+       * Validates the request; undefined when answered here (endResponse). Otherwise what SOFA gets:
+       * the body text (undefined: the one received) and the push lists taken out of it.
+       */
+      function edge(
+        route: RestRoute,
+        params: Record<string, string>,
+        undecodable: readonly string[],
+        parsed: Record<string, unknown>,
+        emptyBody: boolean,
+      ): { body?: string; lists?: Record<string, unknown[]> } | undefined {
+        let body = parsed;
         let normalised = false;
         if (route.singleItemArg && !Object.hasOwn(body, route.singleItemArg) && Object.keys(body).length > 0) {
           body = { [route.singleItemArg]: [body] };
           normalised = true;
         }
         const encoding = [
-          ...match.undecodable.map((name) => ({ field: name, message: 'Must be percent-encoded UTF-8' })),
+          ...undecodable.map((name) => ({ field: name, message: 'Must be percent-encoded UTF-8' })),
           ...undecodableQueryParams(url.search),
         ];
         if (encoding.length > 0) throw new AppError('VALIDATION_FAILED', 'Invalid request', encoding);
@@ -56,33 +96,25 @@ export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly R
                 : 'Unknown query parameter; this route takes none',
             })),
           ...(route.strictBody ? unknownBodyFields(options.schema, route, body) : []),
-          ...validateRestArguments(options.schema, route, {
-            params,
-            query: url.searchParams,
-            body,
-          }),
+          ...validateRestArguments(options.schema, route, { params, query: url.searchParams, body }),
         ];
         if (details.length > 0) {
           endResponse(errorResponse('VALIDATION_FAILED', 'Invalid request', details));
-          return;
+          return undefined;
         }
-        serverContext.restEdge = true;
-        if (request.method !== 'GET') {
-          const headers = new fetchAPI.Headers(request.headers);
-          headers.delete('content-length');
-          headers.set('content-type', 'application/json');
-          // A bulk body (megabytes) is passed on as it came unless it had to be reshaped.
-          setRequest(
-            new fetchAPI.Request(request.url, {
-              method: request.method,
-              headers,
-              body: normalised || text.trim() === '' ? JSON.stringify(body) : text,
-            }),
-          );
+        // A push's list (validated above: an array) goes to the execution as parsed; SOFA would
+        // parse the megabytes again in one stretch and pass the same items on (ADR 0046).
+        const listNames = (batchArgs.get(route) ?? []).filter((name) => Array.isArray(body[name]));
+        if (listNames.length > 0) {
+          const rest = { ...body };
+          const lists: Record<string, unknown[]> = {};
+          for (const name of listNames) {
+            lists[name] = body[name] as unknown[];
+            delete rest[name];
+          }
+          return { body: JSON.stringify(rest), lists };
         }
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        endResponse(errorResponse(error.code, error.message, error.details));
+        return { ...(normalised || emptyBody ? { body: JSON.stringify(body) } : {}) };
       }
     },
   };

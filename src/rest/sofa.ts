@@ -3,6 +3,7 @@ import { filterSchema } from '@graphql-tools/utils';
 import { useSofa as yogaSofa } from '@graphql-yoga/plugin-sofa';
 import { useSofa as sofaRouter } from 'sofa-api';
 import type { RestRoute } from './route-table';
+import type { ServerContext } from '../graphql/context';
 
 export const SCALAR_SCHEMAS = {
   Date: { type: 'string', format: 'date', example: '2026-11-22' },
@@ -54,10 +55,21 @@ export function restSchema(schema: GraphQLSchema): GraphQLSchema {
   return filterSchema({ schema, objectFieldFilter: (_type, _field, config) => config.extensions?.graphqlOnly !== true });
 }
 
-/** Yoga's SOFA plugin, building its routes from `restSchema` of the served schema. */
+/**
+ * Yoga's SOFA plugin, building its routes from `restSchema` of the served schema. A push's list,
+ * which the REST edge parsed and took out of the body SOFA reads (`restLists`), becomes the
+ * variable of the same name, as SOFA names a body field's variable (ADR 0046).
+ */
 export function useRestSofa(config: Parameters<typeof yogaSofa>[0]): ReturnType<typeof yogaSofa> {
   const plugin = yogaSofa(config);
-  return { ...plugin, onSchemaChange: (payload) => plugin.onSchemaChange?.({ ...payload, schema: restSchema(payload.schema) }) };
+  return {
+    ...plugin,
+    onSchemaChange: (payload) => plugin.onSchemaChange?.({ ...payload, schema: restSchema(payload.schema) }),
+    onExecute({ args }) {
+      const lists = (args.contextValue as ServerContext | undefined)?.restLists;
+      if (lists) args.variableValues = { ...args.variableValues, ...lists };
+    },
+  };
 }
 
 /** The OpenAPI document exactly as SOFA generates it (corrected in openapi.ts). */

@@ -23,7 +23,7 @@ export async function syncSaleOrders(
   dryRun = false,
   pushedBy: PushedBy = null,
 ): Promise<SyncResultShape> {
-  const { valid, errors } = validateBatch(records, saleOrderInput, {
+  const { valid, errors } = await validateBatch(records, saleOrderInput, {
     argName: 'sale_orders',
     maxItems: MAX_SALE_ORDERS_PER_REQUEST,
   });

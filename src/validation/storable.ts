@@ -86,7 +86,34 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * True when `value` certainly holds nothing unstorable, checked without allocating; false when
+ * findUnstorable must look (it then decides). A push's 10,000 records each went through the walk's
+ * heap-allocated stack entries, garbage the collector then paused the event loop for (ADR 0046).
+ */
+export function plainlyStorable(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return !SUSPECT.test(value);
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (value === null || typeof value !== 'object') return true;
+  if (value instanceof Date) return unstorableScalar(value) === undefined;
+  // Deeper than any body may nest (GraphQL variables in a URL are not depth-checked): the walk decides.
+  if (depth >= PLAIN_CHECK_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!plainlyStorable(item, depth + 1)) return false;
+    return true;
+  }
+  if (!isPlainObject(value)) return true;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (SUSPECT.test(key) || !plainlyStorable(value[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+const PLAIN_CHECK_DEPTH = 64;
+
 /** The problems of `value` as error details, fields written like `products[3].data.name`. */
 export function unstorableDetails(value: unknown, prefix: string): ErrorDetail[] {
+  if (plainlyStorable(value)) return [];
   return findUnstorable(value).map((p) => ({ field: formatPath(p.path, prefix) || prefix || '(body)', message: p.message }));
 }
