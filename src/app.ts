@@ -170,7 +170,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       useApiReference(),
       useGraphiqlAssets(),
       usePublicRoutes(publicDocuments),
-      useAdminConsole(config.consoleDir),
+      useAdminConsole(config.consoleDir, { registration: accountDeps.registration }),
       useBearerAuth({
         ...authenticator,
         publicRoutes: [
