@@ -27,7 +27,7 @@ import { METRICS_PATH, READY_PATH, useOps } from './ops/ops.plugin';
 import type { Readiness } from './ops/readiness';
 import { useRequestLog } from './http/request-log.plugin';
 import { useSecurityHeaders } from './http/security-headers.plugin';
-import { renderGraphiQL } from './http/graphiql';
+import { GRAPHIQL_ASSETS_PATH, GRAPHIQL_OPTIONS, renderGraphiQL, useGraphiqlAssets } from './http/graphiql';
 import { useHttpConventions } from './http/http-conventions.plugin';
 import { API_REFERENCE_PATH, useApiReference } from './rest/api-reference.plugin';
 import { graphqlLimitPlugins } from './graphql/limits';
@@ -40,8 +40,6 @@ import { useCompiledExecution } from './graphql/compiled-execution.plugin';
 import { useRequestBounds } from './graphql/request-bounds.plugin';
 import { restRoutes } from './rest/routes';
 import { sofaConfig, useRestSofa } from './rest/sofa';
-
-const GRAPHIQL_OPTIONS = { title: 'sync-gateway GraphiQL' };
 
 /** The Yoga app, with the registry of its open subscriptions (graphql-ws registers its sockets there). */
 export type App = YogaServerInstance<ServerContext, RequestContext> & { liveStreams: LiveStreams };
@@ -166,12 +164,13 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         routes: restRoutes,
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         getPaths: [...publicDocuments.map((d) => d.path), READY_PATH, METRICS_PATH],
-        getPrefixes: [CONSOLE_PATH, API_REFERENCE_PATH],
+        getPrefixes: [CONSOLE_PATH, API_REFERENCE_PATH, GRAPHIQL_ASSETS_PATH],
         graphiqlPage: () => renderGraphiQL(GRAPHIQL_OPTIONS),
       }),
       useApiReference(),
+      useGraphiqlAssets(),
       usePublicRoutes(publicDocuments),
-      useAdminConsole(config.consoleDir),
+      useAdminConsole(config.consoleDir, { registration: accountDeps.registration }),
       useBearerAuth({
         ...authenticator,
         publicRoutes: [
@@ -189,7 +188,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
         readiness,
         routes: restRoutes,
         fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)],
-        prefixPaths: [CONSOLE_PATH, API_REFERENCE_PATH],
+        prefixPaths: [CONSOLE_PATH, API_REFERENCE_PATH, GRAPHIQL_ASSETS_PATH],
         logger,
       }),
       useRouteRoles({ schema, routes: restRoutes }),

@@ -17,7 +17,12 @@ export type StartupFields = {
   activeApiTokens: number;
   /** What to do next when there is no API token yet. */
   next?: string;
+  /** How to make the first admin account, until one is known to exist. */
+  firstAdmin?: string;
 };
+
+/** The command that makes an admin account (the first one must come from the CLI unless REGISTRATION allows more). */
+export const ADMIN_CREATE_COMMAND = 'node bin/sync-gateway.js admin create --email you@example.com';
 
 export function startupFields(input: {
   url: string;
@@ -26,6 +31,8 @@ export function startupFields(input: {
   location: string;
   worker: boolean;
   activeApiTokens: number;
+  /** Admin accounts in the store; the hint to make one shows unless this says there is one. */
+  adminAccounts?: number;
 }): StartupFields {
   const { url, backend } = input;
   // On the embedded store the CLI connects to this server's cluster through the socket in DATA_DIR (ADR 0042).
@@ -47,6 +54,7 @@ export function startupFields(input: {
     worker: input.worker,
     activeApiTokens: input.activeApiTokens,
     ...(next ? { next } : {}),
+    ...(input.adminAccounts !== undefined && input.adminAccounts > 0 ? {} : { firstAdmin: ADMIN_CREATE_COMMAND }),
   };
 }
 
@@ -57,7 +65,7 @@ export function renderStartupBanner(fields: Partial<StartupFields>): string[] {
     ['API reference', fields.apiReference],
     ['OpenAPI', fields.apiDoc],
     ['GraphQL', fields.graphql],
-    ['Admin console', fields.admin],
+    ['Admin console', fields.admin && fields.firstAdmin ? `${fields.admin}  (first admin: ${fields.firstAdmin})` : fields.admin],
     fields.dataDir ? ['Data directory', fields.dataDir] : ['Database', fields.location ? `PostgreSQL ${fields.location}` : undefined],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));

@@ -24,7 +24,7 @@ describe('the start-up block', () => {
       '  API reference   http://127.0.0.1:4000/api/reference',
       '  OpenAPI         http://127.0.0.1:4000/api/doc',
       '  GraphQL         http://127.0.0.1:4000/graphql',
-      '  Admin console   http://127.0.0.1:4000/admin',
+      '  Admin console   http://127.0.0.1:4000/admin  (first admin: node bin/sync-gateway.js admin create --email you@example.com)',
       '  Data directory  /srv/data',
       '  → no API token yet: run `node bin/sync-gateway.js token create --name erp` in another terminal (the server keeps running)',
     ]);
@@ -35,8 +35,11 @@ describe('the start-up block', () => {
       location: 'db:5432/sgw',
       worker: false,
       activeApiTokens: 2,
+      adminAccounts: 1,
     });
     expect(onPostgres.dataDir).toBeUndefined();
+    expect(onPostgres.firstAdmin).toBeUndefined();
+    expect(renderStartupBanner(onPostgres)).toContain('  Admin console  http://h:1/admin');
     expect(onPostgres.next).toBeUndefined();
     expect(renderStartupBanner(onPostgres)).toContain('  Database       PostgreSQL db:5432/sgw');
   });

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
+import type { RegistrationMode } from '../accounts/registration';
 import { errorResponse } from '../errors/app-error';
 
 export const CONSOLE_PATH = '/admin';
@@ -37,11 +38,13 @@ type StaticFile = { body: Uint8Array<ArrayBuffer>; contentType: string; immutabl
  * Serves the admin console's built files under /admin without a token (the page holds no data;
  * every GraphQL call it makes carries the signed-in session). Any other path under /admin is the
  * single-page app's own route and gets index.html. Files are read once at start: the build is a
- * few hundred kilobytes.
+ * few hundred kilobytes. The page is told the REGISTRATION mode in a meta tag, so the sign-in page
+ * offers no registration that the server would refuse (no query is public, and this needs none).
  */
-export function useAdminConsole(buildDir = CONSOLE_BUILD_DIR): Plugin {
+export function useAdminConsole(buildDir = CONSOLE_BUILD_DIR, options: { registration?: RegistrationMode } = {}): Plugin {
   const files = loadBuild(buildDir);
-  const index = files.get('/index.html');
+  const built = files.get('/index.html');
+  const index = built && options.registration ? withRegistration(built, options.registration) : built;
   return {
     onRequest({ request, url, endResponse }) {
       if (url.pathname !== CONSOLE_PATH && !url.pathname.startsWith(`${CONSOLE_PATH}/`)) return;
@@ -54,7 +57,7 @@ export function useAdminConsole(buildDir = CONSOLE_BUILD_DIR): Plugin {
         return;
       }
       const relative = url.pathname.slice(CONSOLE_PATH.length) || '/';
-      const file = files.get(relative) ?? (path.extname(relative) === '' ? index : undefined);
+      const file = relative === '/index.html' ? index : (files.get(relative) ?? (path.extname(relative) === '' ? index : undefined));
       if (!file) {
         endResponse(errorResponse('NOT_FOUND', `No file ${url.pathname}`));
         return;
@@ -68,6 +71,14 @@ export function useAdminConsole(buildDir = CONSOLE_BUILD_DIR): Plugin {
       endResponse(new Response(request.method === 'HEAD' ? null : file.body, { headers }));
     },
   };
+}
+
+/** The mode the sign-in page reads: `<meta name="sync-gateway-registration" content="closed">`. */
+function withRegistration(file: StaticFile, mode: RegistrationMode): StaticFile {
+  const html = new TextDecoder().decode(file.body);
+  const meta = `<meta name="sync-gateway-registration" content="${mode}" />`;
+  const tagged = /<\/head>/i.test(html) ? html.replace(/<\/head>/i, `${meta}</head>`) : html.replace(/^(<!doctype html>)?/i, `$1${meta}`);
+  return { ...file, body: new TextEncoder().encode(tagged) as Uint8Array<ArrayBuffer> };
 }
 
 function loadBuild(dir: string): Map<string, StaticFile> {

@@ -70,6 +70,7 @@ const DECLARED: Record<string, ListSize> = {
   'Query.adminAccounts': estimate(100),
   'Query.apiTokens': estimate(100),
   'Query.webhookConfigs': estimate(100),
+  'Query.webhookDeliveryStats': estimate(100), // one per configuration
 };
 
 /** The arguments that size a list (the `sliced` rules'): a count depends on their values only. */

@@ -18,6 +18,7 @@ import '../accounts/account.schema';
 import '../auth/token.schema';
 import '../reconciliation/reconciliation.schema';
 import '../history/history.schema';
+import '../changes/pending-records.schema';
 
 export const schema: GraphQLSchema = guardArguments(builder.toSchema());
 

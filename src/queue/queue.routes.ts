@@ -57,8 +57,9 @@ export const queueRoutes: RestRoute[] = [
     path: '/v1/outbound-queue/stats',
     tag: 'Outbound queue',
     summary: 'Queue counts per status',
-    description: 'Number of items per status: {pending, processing, completed, failed}.',
-    example: { response: { pending: 3, processing: 1, completed: 1520, failed: 2 } },
+    description:
+      'Number of items per status: {pending, processing, completed, failed}, and retrying: the pending items whose last attempt failed.',
+    example: { response: { pending: 3, processing: 1, completed: 1520, failed: 2, retrying: 1 } },
   },
   {
     field: 'Query.outboundQueue',
@@ -67,7 +68,8 @@ export const queueRoutes: RestRoute[] = [
     tag: 'Outbound queue',
     summary: 'List queue items',
     description:
-      'Newest first; optional filters status and failureId (the deliveries of one failure); limit (default 50, max 500) and offset. Delivery schedule: attempt 1 at once, then 1 min, 5 min, 30 min, 2 h and 8 h after the previous failure; ' +
+      'Newest first; optional filters status, failureId (the deliveries of one failure), messageId (the delivery of one webhook-id) ' +
+      'and retrying=true (pending items whose last attempt failed); limit (default 50, max 500) and offset. Delivery schedule: attempt 1 at once, then 1 min, 5 min, 30 min, 2 h and 8 h after the previous failure; ' +
       'an item still failing after attempt 6, answered 410 Gone, or 24 h after its schedule started becomes failed.',
     example: { query: '?status=failed', response: { payload: [exampleItem], meta: { total: 1, limit: 50, offset: 0 } } },
   },

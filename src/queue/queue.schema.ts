@@ -2,6 +2,7 @@ import { allow, visibleTo } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { pageArgs, pageOf } from '../graphql/pages';
 import { ATTEMPT_OUTCOMES, type AttemptLogOutcome } from './attempt-log';
+import { MAX_STATS_MINUTES, webhookDeliveryStats, type WebhookDeliveryStatsShape } from './delivery-stats';
 import {
   deliveriesPerMinute,
   getQueueItem,
@@ -79,13 +80,31 @@ export const OutboundQueueItem = builder.prismaObject('OutboundQueueItem', {
   }),
 });
 
-const QueueStats = builder.objectRef<Record<QueueStatus, number>>('QueueStats').implement({
+const QueueStats = builder.objectRef<Record<QueueStatus | 'retrying', number>>('QueueStats').implement({
   description: 'Number of queue items per status.',
   fields: (t) => ({
     pending: t.exposeInt('pending'),
     processing: t.exposeInt('processing'),
     completed: t.exposeInt('completed'),
     failed: t.exposeInt('failed'),
+    retrying: t.exposeInt('retrying', {
+      description: 'Of the pending items, those whose last attempt failed (retried on the schedule, for up to 24 hours).',
+    }),
+  }),
+});
+
+const WebhookDeliveryStats = builder.objectRef<WebhookDeliveryStatsShape>('WebhookDeliveryStats').implement({
+  description: "One configuration's delivery attempts over a window.",
+  fields: (t) => ({
+    webhookId: t.exposeInt('webhookId'),
+    attempts: t.exposeInt('attempts'),
+    succeeded: t.exposeInt('succeeded', { description: 'Attempts answered 2xx.' }),
+    successRate: t.exposeFloat('successRate', { nullable: true, description: 'succeeded / attempts, 0 to 1; null without attempts.' }),
+    avgDurationMs: t.exposeInt('avgDurationMs', {
+      nullable: true,
+      description: 'Mean duration of the attempts that sent a request (not those blocked by the SSRF guard); null without any.',
+    }),
+    p95DurationMs: t.exposeInt('p95DurationMs', { nullable: true, description: 'Their 95th percentile; null without any.' }),
   }),
 });
 
@@ -95,6 +114,9 @@ const DeliveryMinuteRef = builder.objectRef<DeliveryMinute>('DeliveryMinute').im
     minute: t.expose('minute', { type: 'DateTime', description: 'Start of the minute.' }),
     delivered: t.exposeInt('delivered', { description: 'Items delivered (2xx) in this minute.' }),
     failed: t.exposeInt('failed', { description: 'Items that used up their attempts in this minute.' }),
+    failedAttempts: t.exposeInt('failedAttempts', {
+      description: 'Attempts that failed in this minute, whether their item is retried or abandoned.',
+    }),
   }),
 });
 
@@ -119,6 +141,13 @@ builder.queryFields((t) => ({
     args: { minutes: t.arg.int({ defaultValue: 15 }) },
     resolve: (_root, args, ctx) => deliveriesPerMinute(ctx.prisma, args.minutes ?? 15),
   }),
+  webhookDeliveryStats: t.field({
+    ...allow('monitor'),
+    type: [WebhookDeliveryStats],
+    description: `Per webhook configuration, its delivery attempts over the last \`minutes\` (default 60, at most ${MAX_STATS_MINUTES}): count, success rate and duration.`,
+    args: { minutes: t.arg.int({ defaultValue: 60 }) },
+    resolve: (_root, args, ctx) => webhookDeliveryStats(ctx.prisma, args.minutes ?? 60),
+  }),
   outboundQueueItem: t.field({
     ...allow('monitor'),
     type: OutboundQueueItem,
@@ -129,10 +158,14 @@ builder.queryFields((t) => ({
   outboundQueue: t.field({
     ...allow('monitor'),
     type: pageOf('OutboundQueuePage', OutboundQueueItem),
-    description: 'Queue items, newest first; optionally only those of one status, or the deliveries of one failure (failureId).',
+    description:
+      'Queue items, newest first; optionally only those of one status, the deliveries of one failure (failureId), ' +
+      'the delivery of one webhook-id (messageId), or the pending items whose last attempt failed (retrying).',
     args: {
       status: t.arg({ type: QueueStatusEnum }),
       failureId: t.arg.int({ description: 'Only the deliveries queued for this sync failure.' }),
+      messageId: t.arg.string({ description: 'Only the delivery with this webhook-id header (msg_…), as a receiver logged it.' }),
+      retrying: t.arg.boolean({ description: 'true: only pending items whose last attempt failed.' }),
       ...pageArgs,
     },
     resolve: (_root, args, ctx) => listQueueItems(ctx.prisma, args, args),

@@ -1,8 +1,9 @@
-import type { OutboundQueueItem, PrismaClient } from '../generated/prisma/client';
+import { Prisma, type OutboundQueueItem, type PrismaClient } from '../generated/prisma/client';
 import { QueueStatus as StoredQueueStatus } from '../generated/prisma/enums';
 import { AppError, notFound, validationFailed } from '../errors/app-error';
 import type { PageShape } from '../changes/results';
 import { fetchPage, RECENT_ORDER, type PageArgs } from '../changes/page';
+import { attemptedItemsSql } from './delivery-stats';
 
 /** The values of the database's queue_status enum (schema.prisma), in its order. */
 export const QUEUE_STATUSES = Object.values(StoredQueueStatus);
@@ -32,21 +33,31 @@ export function enqueueDeliveriesSql(failure: string, direction: string): string
      )`;
 }
 
-export async function queueStats(prisma: PrismaClient): Promise<Record<QueueStatus, number>> {
-  const rows = await prisma.outboundQueueItem.groupBy({ by: ['status'], _count: { _all: true } });
-  const stats = { pending: 0, processing: 0, completed: 0, failed: 0 };
+/** Items per status, and `retrying`: pending items whose last attempt failed (they stay pending for up to 24 hours). */
+export async function queueStats(prisma: PrismaClient): Promise<Record<QueueStatus | 'retrying', number>> {
+  const [rows, retrying] = await Promise.all([
+    prisma.outboundQueueItem.groupBy({ by: ['status'], _count: { _all: true } }),
+    prisma.outboundQueueItem.count({ where: RETRYING }),
+  ]);
+  const stats = { pending: 0, processing: 0, completed: 0, failed: 0, retrying };
   for (const row of rows) if (row.status in stats) stats[row.status] = row._count._all;
   return stats;
 }
 
-export type DeliveryMinute = { minute: Date; delivered: number; failed: number };
+/** A pending item whose last attempt failed: what an endpoint failing every attempt leaves in the queue. */
+const RETRYING = { status: 'pending', lastError: { not: null } } as const;
+
+export type DeliveryMinute = { minute: Date; delivered: number; failed: number; failedAttempts: number };
 
 /** The longest window deliveriesPerMinute answers: one day. */
 export const MAX_RATE_MINUTES = 24 * 60;
 
 /**
  * Deliveries finished in each of the last `minutes` whole minutes, oldest first, zeros included:
- * `delivered` items completed, `failed` items that used up their attempts in that minute.
+ * `delivered` items completed, `failed` items that used up their attempts in that minute, and
+ * `failedAttempts` attempts that failed in it. An endpoint failing every attempt keeps its items
+ * pending for up to a day, retrying: counting abandoned items only showed 0 failed all that time.
+ * Attempts are found through their items (`ATTEMPTED_ITEMS_SQL`), whose indexes bound the read.
  */
 export async function deliveriesPerMinute(prisma: PrismaClient, minutes: number): Promise<DeliveryMinute[]> {
   if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_RATE_MINUTES) {
@@ -60,26 +71,39 @@ export async function deliveriesPerMinute(prisma: PrismaClient, minutes: number)
        UNION ALL
        SELECT date_trunc('minute', updated_at), 'failed' FROM outbound_queue_items, window_start
         WHERE status = 'failed' AND updated_at >= window_start.t
+       UNION ALL
+       SELECT date_trunc('minute', a.started_at), 'failed_attempt'
+         FROM window_start, ${attemptedItemsSql(Prisma.sql`(SELECT t FROM window_start)`)} AS q
+         JOIN delivery_attempts a ON a.item_id = q.id
+        WHERE a.started_at >= window_start.t AND a.outcome <> 'success'
      )
      SELECT m.minute,
             (count(f.minute) FILTER (WHERE f.status = 'completed'))::int AS delivered,
-            (count(f.minute) FILTER (WHERE f.status = 'failed'))::int AS failed
+            (count(f.minute) FILTER (WHERE f.status = 'failed'))::int AS failed,
+            (count(f.minute) FILTER (WHERE f.status = 'failed_attempt'))::int AS "failedAttempts"
        FROM window_start, generate_series(window_start.t, date_trunc('minute', now()), interval '1 minute') AS m(minute)
        LEFT JOIN finished f ON f.minute = m.minute
       GROUP BY m.minute ORDER BY m.minute`;
 }
 
-/** Queue items, newest first, optionally of one status and of one failure (the failure's deliveries). */
-export function listQueueItems(
-  prisma: PrismaClient,
-  filter: { status?: QueueStatus | null | undefined; failureId?: number | null | undefined },
-  args: PageArgs,
-): Promise<PageShape<OutboundQueueItem>> {
+export type QueueFilter = {
+  status?: QueueStatus | null | undefined;
+  failureId?: number | null | undefined;
+  /** The webhook-id header of a delivery (Standard Webhooks), as a receiver logged it. */
+  messageId?: string | null | undefined;
+  /** Only pending items whose last attempt failed. */
+  retrying?: boolean | null | undefined;
+};
+
+/** Queue items, newest first, optionally of one status, of one failure (the failure's deliveries), of one webhook-id, or retrying. */
+export function listQueueItems(prisma: PrismaClient, filter: QueueFilter, args: PageArgs): Promise<PageShape<OutboundQueueItem>> {
   // Ids are positive: a failureId of 0 or less names nothing and is a mistake, not an empty page.
   if (filter.failureId != null && filter.failureId < 1) throw validationFailed([{ field: 'failureId', message: 'Must be at least 1' }]);
   const where = {
     ...(filter.status ? { status: filter.status } : {}),
     ...(filter.failureId != null ? { failureId: filter.failureId } : {}),
+    ...(filter.messageId != null ? { messageId: filter.messageId.trim() } : {}),
+    ...(filter.retrying ? RETRYING : {}),
   };
   return fetchPage(args, where, {
     find: (where, window) => prisma.outboundQueueItem.findMany({ where, orderBy: RECENT_ORDER, ...window }),

@@ -37,6 +37,8 @@ describe('the admin console under /admin', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.text).toContain('<title>console</title>');
+    // The sign-in page offers registration only when REGISTRATION allows it (closed in tests).
+    expect(res.text).toContain('<meta name="sync-gateway-registration" content="closed" />');
     expect(res.headers.get('cache-control')).toBe('no-cache');
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).toContain("script-src 'self'");

@@ -31,11 +31,23 @@ describe.each(backends)('outbound queue over REST on %s', (backend) => {
       processing: 1,
       completed: 1,
       failed: 3,
+      retrying: 0,
     });
     const failed = await ctx.api.request('GET', '/api/v1/outbound-queue?status=failed&limit=2');
     expect(failed.body.meta).toEqual({ total: 3, limit: 2, offset: 0 });
     expect(failed.body.payload[0]).toMatchObject({ status: 'failed', event: 'sync_failure', payload: { event: 'sync_failure' } });
     expect((await ctx.api.request('GET', '/api/v1/outbound-queue?status=lost')).status).toBe(400);
+  });
+
+  it('counts and lists the pending items retrying after a failed attempt, and finds one by webhook-id', async () => {
+    const ids = await seed();
+    await ctx.db.prisma.outboundQueueItem.update({ where: { id: ids[0]! }, data: { lastError: 'HTTP 503', lastStatusCode: 503 } });
+    expect((await ctx.api.request('GET', '/api/v1/outbound-queue/stats')).body).toMatchObject({ pending: 1, failed: 3, retrying: 1 });
+    const retrying = await ctx.api.request('GET', '/api/v1/outbound-queue?retrying=true');
+    expect(retrying.body.payload.map((i: { id: number }) => i.id)).toEqual([ids[0]]);
+    const byId = await ctx.api.request('GET', `/api/v1/outbound-queue?messageId=msg_${backend}_3`);
+    expect(byId.body.payload.map((i: { id: number }) => i.id)).toEqual([ids[3]]);
+    expect((await ctx.api.request('GET', '/api/v1/outbound-queue?messageId=msg_none')).body.meta.total).toBe(0);
   });
 
   it("lists one failure's deliveries with their attempts (failureId filter)", async () => {

@@ -789,7 +789,7 @@ export interface paths {
         };
         /**
          * Queue counts per status
-         * @description Number of items per status: {pending, processing, completed, failed}.
+         * @description Number of items per status: {pending, processing, completed, failed}, and retrying: the pending items whose last attempt failed.
          *
          *     Roles: integration, viewer, admin.
          */
@@ -811,7 +811,7 @@ export interface paths {
         };
         /**
          * List queue items
-         * @description Newest first; optional filters status and failureId (the deliveries of one failure); limit (default 50, max 500) and offset. Delivery schedule: attempt 1 at once, then 1 min, 5 min, 30 min, 2 h and 8 h after the previous failure; an item still failing after attempt 6, answered 410 Gone, or 24 h after its schedule started becomes failed.
+         * @description Newest first; optional filters status, failureId (the deliveries of one failure), messageId (the delivery of one webhook-id) and retrying=true (pending items whose last attempt failed); limit (default 50, max 500) and offset. Delivery schedule: attempt 1 at once, then 1 min, 5 min, 30 min, 2 h and 8 h after the previous failure; an item still failing after attempt 6, answered 410 Gone, or 24 h after its schedule started becomes failed.
          *
          *     Roles: integration, viewer, admin.
          */
@@ -1683,6 +1683,11 @@ export interface components {
             pending: number;
             /** Format: int32 */
             processing: number;
+            /**
+             * Format: int32
+             * @description Of the pending items, those whose last attempt failed (retried on the schedule, for up to 24 hours).
+             */
+            retrying: number;
         };
         /**
          * QueueStatus
@@ -5097,7 +5102,8 @@ export interface operations {
                      *       "pending": 3,
                      *       "processing": 1,
                      *       "completed": 1520,
-                     *       "failed": 2
+                     *       "failed": 2,
+                     *       "retrying": 1
                      *     }
                      */
                     "application/json": components["schemas"]["QueueStats"];
@@ -5119,8 +5125,12 @@ export interface operations {
                 failureId?: number;
                 /** @description Page size; default 50, values above 500 are clamped to 500. */
                 limit?: number;
+                /** @description Only the delivery with this webhook-id header (msg_…), as a receiver logged it. */
+                messageId?: string;
                 /** @description Records to skip; default 0. */
                 offset?: number;
+                /** @description true: only pending items whose last attempt failed. */
+                retrying?: boolean;
                 status?: components["schemas"]["QueueStatus"];
             };
             header?: {

@@ -8,6 +8,7 @@ import { Accounts } from './pages/Accounts';
 import { FailureDetail, Failures } from './pages/Failures';
 import { History } from './pages/History';
 import { Overview } from './pages/Overview';
+import { Pending } from './pages/Pending';
 import { Queue } from './pages/Queue';
 import { QueueItemDetail } from './pages/QueueItem';
 import { Reconciliation } from './pages/Reconciliation';
@@ -41,6 +42,7 @@ function App() {
             <Router>
               <Route path="/admin" component={Overview} />
               <Route path="/admin/" component={Overview} />
+              <Route path="/admin/pending" component={Pending} />
               <Route path="/admin/failures" component={Failures} />
               <Route path="/admin/failures/:id" component={FailureDetail} />
               <Route path="/admin/queue" component={Queue} />

@@ -22,11 +22,13 @@ export const OVERVIEW = graphql(`
       processing
       completed
       failed
+      retrying
     }
     deliveriesPerMinute(minutes: 15) {
       minute
       delivered
       failed
+      failedAttempts
     }
   }
 `);

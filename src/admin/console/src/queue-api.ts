@@ -35,10 +35,11 @@ const ATTEMPT_FIELDS = graphql(`
 
 export const QUEUE = graphql(
   `
-    query Queue($status: QueueStatus, $limit: Int, $offset: Int) {
-      outboundQueue(status: $status, limit: $limit, offset: $offset) {
+    query Queue($status: QueueStatus, $retrying: Boolean, $messageId: String, $failureId: Int, $limit: Int, $offset: Int) {
+      outboundQueue(status: $status, retrying: $retrying, messageId: $messageId, failureId: $failureId, limit: $limit, offset: $offset) {
         payload {
           ...QueueItemFields
+          messageId
         }
         meta {
           total
@@ -51,6 +52,7 @@ export const QUEUE = graphql(
         processing
         completed
         failed
+        retrying
       }
     }
   `,

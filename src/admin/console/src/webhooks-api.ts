@@ -19,8 +19,18 @@ export const WEBHOOK_CONFIGS = graphql(`
         autoDisabledAt
       }
     }
+    webhookDeliveryStats(minutes: 60) {
+      webhookId
+      attempts
+      succeeded
+      successRate
+      avgDurationMs
+      p95DurationMs
+    }
   }
 `);
+
+export type WebhookDeliveryStats = ResultOf<typeof WEBHOOK_CONFIGS>['webhookDeliveryStats'][number];
 
 export const CREATE_WEBHOOK = graphql(`
   mutation CreateWebhook(

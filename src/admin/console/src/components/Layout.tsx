@@ -6,6 +6,7 @@ import { setSession, type Session } from '../session';
 
 const NAV: Array<[string, string]> = [
   ['/admin/', 'Overview'],
+  ['/admin/pending', 'Pending'],
   ['/admin/failures', 'Failures'],
   ['/admin/queue', 'Queue'],
   ['/admin/webhooks', 'Webhooks'],

@@ -88,3 +88,15 @@ export function TableHead({ columns }: { columns: readonly string[] }) {
     </thead>
   );
 }
+
+/** How long ago `since` was, in the two largest units: "45 s", "3 min", "2 h 5 min", "4 d 1 h". */
+export function age(since: string, now: number = Date.now()): string {
+  const seconds = Math.max(0, Math.floor((now - Date.parse(since)) / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
+}

@@ -5,16 +5,18 @@ import { QUEUE_STATUSES } from '../api';
 import { OVERVIEW, type Overview as OverviewData } from '../overview-api';
 import { LiveFeed } from '../components/LiveFeed';
 import { ErrorNote } from '../components/ui';
+import { pendingHref } from './Pending';
 
 const REFRESH_MS = 10_000;
 
-const PENDING_LABELS: Array<[keyof OverviewData['pendingChanges'], string]> = [
-  ['products', 'Products'],
-  ['partners', 'Partners'],
-  ['saleOrders', 'Sale orders'],
-  ['priceItems', 'Price items'],
-  ['stocks', 'Stock entries'],
-  ['purchaseOrders', 'Purchase orders'],
+/** Each count of pendingChanges, its label and the entity type of its Pending page. */
+const PENDING_LABELS: Array<[keyof OverviewData['pendingChanges'], string, string]> = [
+  ['products', 'Products', 'product'],
+  ['partners', 'Partners', 'partner'],
+  ['saleOrders', 'Sale orders', 'sale_order'],
+  ['priceItems', 'Price items', 'price_item'],
+  ['stocks', 'Stock entries', 'stock'],
+  ['purchaseOrders', 'Purchase orders', 'purchase_order'],
 ];
 
 export function Overview() {
@@ -29,7 +31,13 @@ export function Overview() {
       <div class="grid">
         <section class="card">
           <h2>Pending changes</h2>
-          <CountTable rows={PENDING_LABELS.map(([key, label]) => ({ key: `pending-${key}`, label, count: data?.pendingChanges[key] }))} />
+          <CountTable
+            rows={PENDING_LABELS.map(([key, label, entityType]) => ({
+              key: `pending-${key}`,
+              label: <a href={pendingHref(entityType)}>{label}</a>,
+              count: data?.pendingChanges[key],
+            }))}
+          />
         </section>
         <section class="card">
           <h2>Open failures</h2>
@@ -56,12 +64,24 @@ export function Overview() {
         </section>
         <section class="card">
           <h2>Webhook queue</h2>
+          {/* An endpoint failing every attempt keeps its items pending, retrying, for up to a day: "failed" alone said 0. */}
           <CountTable
-            rows={QUEUE_STATUSES.map((status) => ({
-              key: `queue-${status}`,
-              label: <a href={`/admin/queue?status=${status}`}>{status}</a>,
-              count: data?.outboundQueueStats[status],
-            }))}
+            rows={[
+              ...QUEUE_STATUSES.map((status) => ({
+                key: `queue-${status}`,
+                label: <a href={`/admin/queue?status=${status}`}>{status}</a>,
+                count: data?.outboundQueueStats[status],
+              })),
+              {
+                key: 'queue-retrying',
+                label: (
+                  <a href="/admin/queue?status=retrying" title="Pending items whose last attempt failed">
+                    retrying after a failed attempt
+                  </a>
+                ),
+                count: data?.outboundQueueStats.retrying,
+              },
+            ]}
           />
         </section>
         <section class="card">
@@ -92,18 +112,27 @@ function CountTable({ rows }: { rows: Array<{ key: string; label: ComponentChild
   );
 }
 
+/**
+ * Delivered items and failed attempts per minute. Failed attempts, not abandoned items: an item is
+ * abandoned only after its sixth attempt or a day, so an endpoint failing every attempt showed 0.
+ */
 function DeliveryChart({ minutes }: { minutes: OverviewData['deliveriesPerMinute'] }) {
-  const peak = Math.max(1, ...minutes.map((m) => m.delivered + m.failed));
+  const peak = Math.max(1, ...minutes.map((m) => m.delivered + m.failedAttempts));
+  const sum = (key: 'delivered' | 'failedAttempts' | 'failed') => minutes.reduce((n, m) => n + m[key], 0);
   return (
-    <div class="chart" role="img" aria-label="Deliveries per minute over the last 15 minutes">
+    <div class="chart" role="img" aria-label="Deliveries and failed attempts per minute over the last 15 minutes">
       {minutes.map((m) => (
-        <div key={m.minute} class="bar" title={`${new Date(m.minute).toLocaleTimeString()}: ${m.delivered} delivered, ${m.failed} failed`}>
-          <div class="failed" style={{ height: `${(m.failed / peak) * 100}%` }} />
+        <div
+          key={m.minute}
+          class="bar"
+          title={`${new Date(m.minute).toLocaleTimeString()}: ${m.delivered} delivered, ${m.failedAttempts} failed attempts, ${m.failed} abandoned`}
+        >
+          <div class="failed" style={{ height: `${(m.failedAttempts / peak) * 100}%` }} />
           <div class="delivered" style={{ height: `${(m.delivered / peak) * 100}%` }} />
         </div>
       ))}
-      <p class="muted legend">
-        Last 15 minutes · {minutes.reduce((n, m) => n + m.delivered, 0)} delivered, {minutes.reduce((n, m) => n + m.failed, 0)} failed
+      <p class="muted legend" data-testid="delivery-legend">
+        Last 15 minutes · {sum('delivered')} delivered, {sum('failedAttempts')} failed attempts, {sum('failed')} abandoned
       </p>
     </div>
   );

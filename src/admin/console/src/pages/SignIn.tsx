@@ -13,6 +13,12 @@ const TITLES: Record<Mode, string> = {
   reset: 'Set a new password',
 };
 
+/** REGISTRATION as the server told the page (console.plugin.ts); unknown under `vite` dev. */
+const registrationMode = document.querySelector<HTMLMetaElement>('meta[name="sync-gateway-registration"]')?.content ?? null;
+
+/** The command that makes the first account, with the console or without. */
+export const ADMIN_CREATE = 'node bin/sync-gateway.js admin create --email you@example.com';
+
 /** Sign-in, registration and password reset: the mutations anyone may call without a token. */
 export function SignIn() {
   // A reset link carries its token: /admin/?reset=<token>
@@ -105,13 +111,21 @@ export function SignIn() {
         </form>
         <nav class="modes">
           {(Object.keys(TITLES) as Mode[])
-            .filter((m) => m !== mode)
+            // With REGISTRATION=closed the server refuses every registration: no link to a form that cannot work.
+            .filter((m) => m !== mode && !(m === 'register' && registrationMode === 'closed'))
             .map((m) => (
               <button key={m} type="button" class="link" onClick={() => switchTo(m)}>
                 {TITLES[m]}
               </button>
             ))}
         </nav>
+        {mode === 'login' && (
+          <p class="muted first-admin" data-testid="first-admin">
+            No account yet? On the server, in the service's directory, run <code>{ADMIN_CREATE}</code>: it creates an active admin account
+            and prints a password when you give none (it works while the service runs).
+            {registrationMode === 'closed' ? ' Registration here is closed (REGISTRATION=closed).' : ''}
+          </p>
+        )}
       </section>
     </main>
   );

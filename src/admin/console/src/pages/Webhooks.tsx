@@ -3,7 +3,15 @@ import { useState } from 'preact/hooks';
 import { DIRECTIONS, ENTITY_TYPES } from '../api';
 import { OperationalFeed } from '../components/OperationalFeed';
 import { ErrorNote, Select, TableHead, time } from '../components/ui';
-import { ROTATE_WEBHOOK_SECRET, TEST_WEBHOOK, CREATE_WEBHOOK, REMOVE_WEBHOOK, UPDATE_WEBHOOK, WEBHOOK_CONFIGS } from '../webhooks-api';
+import {
+  ROTATE_WEBHOOK_SECRET,
+  TEST_WEBHOOK,
+  CREATE_WEBHOOK,
+  REMOVE_WEBHOOK,
+  UPDATE_WEBHOOK,
+  WEBHOOK_CONFIGS,
+  type WebhookDeliveryStats,
+} from '../webhooks-api';
 
 type Draft = {
   url: string;
@@ -98,6 +106,7 @@ export function Webhooks() {
   const [secret, setSecret] = useState<{ id: number; value: string; grace: string } | null>(null);
   const refresh = () => reload({ requestPolicy: 'network-only' });
   const result = tested.data?.testWebhook;
+  const statsOf = (id: number) => data?.webhookDeliveryStats.find((s) => s.webhookId === id);
   return (
     <>
       <section class="card">
@@ -155,12 +164,12 @@ export function Webhooks() {
           </div>
         )}
         <table class="list">
-          <TableHead columns={['#', 'URL', 'Entity', 'Direction', 'Health', 'Last success', 'Updated', '']} />
+          <TableHead columns={['#', 'URL', 'Entity', 'Direction', 'Health', 'Last hour', 'Last success', 'Updated', '']} />
           <tbody>
             {data?.webhookConfigs.map((c) =>
               editing === c.id ? (
                 <tr key={c.id}>
-                  <td colSpan={8}>
+                  <td colSpan={9}>
                     <WebhookForm
                       initial={{
                         url: c.url,
@@ -206,7 +215,15 @@ export function Webhooks() {
                     >
                       {c.health.state}
                     </span>
+                    {c.health.failingSince && (
+                      <div class="muted" data-testid="failing-since">
+                        failing since {time(c.health.failingSince)}
+                      </div>
+                    )}
                     {c.health.consecutiveFailedItems > 0 && <div class="muted">{c.health.consecutiveFailedItems} abandoned</div>}
+                  </td>
+                  <td data-testid="last-hour">
+                    <LastHour stats={statsOf(c.id)} />
                   </td>
                   <td>{time(c.health.lastSuccessAt)}</td>
                   <td>{time(c.updatedAt)}</td>
@@ -259,6 +276,22 @@ export function Webhooks() {
         />
       </section>
       <OperationalFeed onEvent={refresh} />
+    </>
+  );
+}
+
+/** Success rate and latency of a configuration's attempts over the last hour (from the attempt log). */
+function LastHour({ stats }: { stats: WebhookDeliveryStats | undefined }) {
+  if (!stats || stats.attempts === 0) return <span class="muted">no attempts</span>;
+  const rate = Math.round((stats.successRate ?? 0) * 100);
+  return (
+    <>
+      <span class={rate < 90 ? 'rate low' : 'rate'}>{rate}% ok</span> of {stats.attempts}
+      {stats.avgDurationMs !== null && (
+        <div class="muted">
+          avg {stats.avgDurationMs} ms · p95 {stats.p95DurationMs} ms
+        </div>
+      )}
     </>
   );
 }
