@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { createApp } from './app';
 import { createAccountLimiters } from './accounts/account.service';
 import { createMailer } from './accounts/mailer';
 import { createRateLimiters } from './rate-limits/limiters';
@@ -14,11 +13,10 @@ import { importPgliteStore } from './backups/pglite-import';
 import { preflight } from './config/preflight';
 import { countActiveTokens } from './auth/token.service';
 import { startupFields, STARTUP_MESSAGE } from './startup-banner';
-import { createEventHub } from './events/hub';
-import { attachGraphqlWs } from './http/graphql-ws';
 import { createWorker } from './queue/worker';
 import { queueDatabaseOverPg } from './queue/sql/queue-database';
-import { startWorkerThread, type BackgroundWorker } from './queue/worker-thread';
+import { spawnWorkerThread, type PendingWorkerThread } from './queue/worker-thread';
+import { loadServingModules, type ServingModules } from './serving-modules';
 import { setWebhookNetworks } from './webhooks/network-policy';
 import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
 import { closeRedis, createRedisClient, redisHealth } from './redis/redis-client';
@@ -27,13 +25,35 @@ import { listenForRevocations } from './auth/revocation-notices';
 
 export type RunningServer = { url: string; server: Server; db: Store; close(): Promise<void> };
 
-/** Checks what a first start gets wrong, opens the database, applies pending migrations and listens. */
+/**
+ * Checks what a first start gets wrong, opens the database, applies pending migrations and listens.
+ * The order is for a fast restart (issue 29, ADR 0042): the webhook worker's thread is spawned
+ * first and loads its modules on the other core; the modules that serve load while the embedded
+ * cluster starts; the worker gets the store before the app is built, so that its first claim,
+ * which /ready waits for, is made by the time the server listens.
+ */
 export async function startServer(config: AppConfig, logger: Logger): Promise<RunningServer> {
-  const db = await prepareStore(config, logger, { listen: true, poolSize: config.databasePool.size });
+  const worker: PendingWorkerThread | undefined = config.workerEnabled ? spawnWorkerThread({ config, logger }) : undefined;
+  let modules: ServingModules | undefined;
+  let db: Store;
   try {
+    db = await prepareStore(config, logger, {
+      listen: true,
+      poolSize: config.databasePool.size,
+      whileStarting: async () => void (modules = await loadServingModules()),
+    });
+  } catch (error) {
+    await worker?.stop();
+    throw error;
+  }
+  try {
+    const { createApp, createEventHub, attachGraphqlWs } = modules ?? (await loadServingModules());
     const events = createEventHub({ redisUrl: config.redisUrl, logger });
     const encryptionKey = await loadEncryptionKey(config);
     const secrets = createSecretBox(encryptionKey);
+    const metrics = createMetrics(db.prisma);
+    // The worker's own pool, on whichever store this is; it claims while the app is built.
+    worker?.start({ databaseUrl: db.url, encryptionKey, events, onAttempt: metrics.deliveryAttempt });
     const limiterRedis = config.redisUrl ? createRedisClient(config.redisUrl, 'rate-limit', logger) : undefined;
     const rateLimiters = createRateLimiters(config.rateLimit, limiterRedis);
     const accounts = {
@@ -42,12 +62,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       registration: config.registration,
       sessionTtlMs: config.sessionTtlMs,
     };
-    const metrics = createMetrics(db.prisma);
     if (db.clusterDir) addStoreSizeGauges(metrics.registry, db.clusterDir);
-    // The worker gets a thread and a pool of its own, on whichever store this is.
-    const worker: BackgroundWorker | undefined = config.workerEnabled
-      ? startWorkerThread({ config: { ...config, databaseUrl: db.url }, encryptionKey, events, logger, onAttempt: metrics.deliveryAttempt })
-      : undefined;
     const redisChecks = [limiterRedis ? redisHealth([limiterRedis]) : undefined, events.redis].filter((c) => c !== undefined);
     const readiness = createReadiness({
       prisma: db.prisma,
@@ -76,7 +91,6 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     });
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    worker?.start();
     // Keeps each pending count a sum over a few rows (ADR 0030); safe on every replica at once.
     const compaction = startPendingCountCompaction(db.prisma, { logger });
     // The CLI revokes tokens in the database directly: this process hears of it (ADR 0042).
@@ -110,6 +124,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       })());
     return { url, server, db, close };
   } catch (error) {
+    await worker?.stop();
     await db.close();
     throw error;
   }
@@ -120,6 +135,7 @@ export async function startWorker(config: AppConfig, logger: Logger): Promise<{ 
   const db = await prepareStore(config, logger, { listen: false, poolSize: config.databasePool.workerSize });
   const secrets = createSecretBox(await loadEncryptionKey(config));
   // Operational events reach the other replicas' subscribers through Redis (without it, nobody listens here).
+  const { createEventHub } = await import('./events/hub.js');
   const events = config.redisUrl ? createEventHub({ redisUrl: config.redisUrl, logger }) : undefined;
   const worker = createWorker({
     // The statements the worker thread of `serve` runs, on this process's pool.
@@ -196,7 +212,11 @@ export function stopOnSignals(running: Pick<RunningServer, 'close'>, logger: Log
  * What `serve` and `worker` do before their own work: the pre-flight checks (nothing touches the
  * database before them), the webhook network lists, and the database with its migrations.
  */
-async function prepareStore(config: AppConfig, logger: Logger, options: { listen: boolean; poolSize: number }): Promise<Store> {
+async function prepareStore(
+  config: AppConfig,
+  logger: Logger,
+  options: { listen: boolean; poolSize: number; whileStarting?: () => Promise<void> },
+): Promise<Store> {
   await preflight(config, { listen: options.listen });
   setWebhookNetworks(config.webhookNetworks);
   const db = await openStore({
@@ -206,6 +226,7 @@ async function prepareStore(config: AppConfig, logger: Logger, options: { listen
     logger,
     pool: { ...config.databasePool, size: options.poolSize },
     importLegacyStore: importPgliteStore,
+    ...(options.whileStarting ? { whileStarting: options.whileStarting } : {}),
   });
   try {
     await db.migrate();

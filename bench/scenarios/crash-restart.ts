@@ -231,24 +231,29 @@ export function restartBreakdown(r: Pick<CrashRound, 'phases' | 'postgres' | 're
   const mainLoaded = p['require-end ../dist/cli/main.js'];
   const firstCluster = p['exec-start pg_ctl stop'] ?? p['exec-start pg_ctl start'] ?? p['listen-call'];
   const clusterUp = p['exec-end pg_ctl start'];
-  const webhookWorker = Object.keys(p).find((k) => k.startsWith('worker-created') && p[k]! >= (p.listening ?? Infinity));
+  // The webhook worker's thread: spawned after listening until issue 29's restart work, at the top of `serve` since.
+  const webhookWorker = 'worker-created worker-thread.entry.js';
+  const firstClusterExec = p['exec-start pg_ctl stop'] ?? p['exec-start pg_ctl start'];
   return {
     'Node start (to the preload)': p.preload,
     'loading the modules of dist/cli/main.js': span(p.preload, mainLoaded),
-    'serve: its modules (./server → ./app …), config, lock, OS user (id)': span(mainLoaded, firstCluster),
+    'serve: its modules, config, lock, OS user (id), until the first pg_ctl': span(mainLoaded, firstCluster),
     'orphan stop (pg_ctl stop -m fast)': span(p['exec-start pg_ctl stop'], p['exec-end pg_ctl stop']),
     'cluster start (pg_ctl start -w)': span(p['exec-start pg_ctl start'], clusterUp),
     '  of which crash recovery (interrupted → ready to accept, cluster log)': span(
       g['interrupted (crash recovery)'],
       g['ready to accept connections'],
     ),
-    'database check, pool, Prisma client': span(clusterUp, p['migrations-check-start']),
+    'first pg_ctl → migrations check (modules that serve, loaded alongside; database check)': span(
+      firstClusterExec,
+      p['migrations-check-start'],
+    ),
+    'cluster up → migrations check': span(clusterUp, p['migrations-check-start']),
     'migrations check': span(p['migrations-check-start'], p['migrations-check-end']),
     'services, app, listen': span(p['migrations-check-end'] ?? clusterUp, p.listening),
-    'listening → /ready 200 (worker thread start and first claim)': span(p.listening, r.readyMs),
-    '  of which the worker thread starting (created → online)': webhookWorker
-      ? span(p[webhookWorker], p[webhookWorker.replace('worker-created', 'worker-online')])
-      : undefined,
+    'listening → /ready 200': span(p.listening, r.readyMs),
+    'the worker thread starting (created → online)': span(p[webhookWorker], p[webhookWorker.replace('worker-created', 'worker-online')]),
+    'the worker thread created, ms before listening': span(p[webhookWorker], p.listening),
     'require() in total until listening (overlaps the above)': p['require ms until listening, in total'],
   };
 }

@@ -63,6 +63,11 @@ export type StoreOptions = {
    * in data an earlier release left in DATA_DIR (the PGlite store of 0.1: src/backups/pglite-import.ts).
    */
   importLegacyStore?: (options: { dataDir: string; targetUrl: string; logger: Logger }) => Promise<unknown>;
+  /**
+   * Work of the caller's that needs no database (`serve` loads its modules): run while the embedded
+   * cluster starts (or the server is first reached), whose waiting would otherwise be idle time.
+   */
+  whileStarting?: () => Promise<void>;
 };
 
 export async function openStore(options: StoreOptions): Promise<Store> {
@@ -87,9 +92,20 @@ async function openEmbedded(options: StoreOptions): Promise<Store> {
     return attachToRunningCluster(error, options);
   }
   let cluster: EmbeddedCluster | undefined;
+  let opened: Store | undefined;
   try {
-    cluster = await startEmbeddedCluster({ dataDir, logger, synchronousCommit: options.embeddedFsync ?? true });
-    const store = await openOnUrl(cluster.url, 'embedded', options);
+    cluster = await startEmbeddedCluster({
+      dataDir,
+      logger,
+      synchronousCommit: options.embeddedFsync ?? true,
+      // While the postmaster starts: the pool and Prisma (connecting to nothing yet), whose query
+      // compiler (WebAssembly) then loads now rather than in the first request, and the caller's work.
+      whileStarting: async (url) => {
+        opened = storeOnUrl(url, 'embedded', options);
+        await Promise.all([opened.prisma.$connect(), options.whileStarting?.()]);
+      },
+    });
+    const store = opened!;
     const started = cluster;
     return {
       ...store,
@@ -108,6 +124,7 @@ async function openEmbedded(options: StoreOptions): Promise<Store> {
       },
     };
   } catch (error) {
+    await opened?.close();
     await cluster?.stop().catch(() => undefined);
     await release();
     throw error;
@@ -122,7 +139,7 @@ async function openEmbedded(options: StoreOptions): Promise<Store> {
 async function attachToRunningCluster(locked: DataDirLockedError, options: StoreOptions): Promise<Store> {
   const url = await runningClusterUrl(options.dataDir);
   if (!url) throw locked;
-  const attached = await openOnUrl(url, 'embedded', options);
+  const attached = storeOnUrl(url, 'embedded', options);
   try {
     await attached.sql.query('SELECT 1');
   } catch {
@@ -133,13 +150,24 @@ async function attachToRunningCluster(locked: DataDirLockedError, options: Store
 }
 
 async function openOnServer(databaseUrl: string, options: StoreOptions): Promise<Store> {
-  // A replica started while the database is down or full waits instead of exiting.
-  await waitForPostgres(databaseUrl, { timeoutMs: options.pool?.connectTimeoutMs ?? 0, logger: options.logger });
+  const store = storeOnUrl(databaseUrl, 'postgresql', options);
+  try {
+    await Promise.all([
+      // A replica started while the database is down or full waits instead of exiting.
+      waitForPostgres(databaseUrl, { timeoutMs: options.pool?.connectTimeoutMs ?? 0, logger: options.logger }),
+      store.prisma.$connect(),
+      options.whileStarting?.(),
+    ]);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const { host, port, database } = describeLocation(databaseUrl);
-  return { ...(await openOnUrl(databaseUrl, 'postgresql', options)), location: `${host}:${port}/${database}` };
+  return { ...store, location: `${host}:${port}/${database}` };
 }
 
-async function openOnUrl(url: string, backend: Backend, options: StoreOptions): Promise<Store> {
+/** The pool and Prisma on `url`; nothing connects until the first statement. */
+function storeOnUrl(url: string, backend: Backend, options: StoreOptions): Store {
   const { logger } = options;
   const pool = new PatientPool(postgresPoolConfig(url, options.pool ?? DEFAULT_POOL_SETTINGS, 'sync-gateway'));
   // An idle connection that dies (restart, terminated backend) is dropped from the pool; not fatal.

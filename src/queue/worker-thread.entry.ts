@@ -1,7 +1,8 @@
 /**
  * The worker thread started by worker-thread.ts: a delivery worker with its own small pg pool.
  * It needs raw SQL only, so it runs without Prisma's runtime (a thread carries its own copy of
- * every module it loads).
+ * every module it loads). It is spawned before the store opens: its modules load at once, and the
+ * pool and the worker wait for the `start` message with the store's URL.
  */
 import { EventEmitter } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -12,18 +13,21 @@ import { createSecretBox } from '../webhooks/secret-box';
 import { queueDatabaseOverPg } from './sql/queue-database';
 import { wakeGate } from './wake-gate';
 import { createWorker } from './worker';
-import type { WorkerThreadData, WorkerThreadMessage } from './worker-thread';
+import type { WorkerThreadCommand, WorkerThreadData, WorkerThreadMessage } from './worker-thread';
 
 const port = parentPort!;
 const post = (message: WorkerThreadMessage) => port.postMessage(message);
 
-async function main(): Promise<void> {
-  const { config, encryptionKey, wakeState, ownNotifications } = workerData as WorkerThreadData;
+type Started = { stop(): Promise<void>; wake(): void };
+
+/** The worker on the store `start` names; returns how to wake and stop it. */
+function run(databaseUrl: string, encryptionKey: Uint8Array): Started {
+  const { config, wakeState, ownNotifications } = workerData as WorkerThreadData;
   const logger = createLogger(config).child({ thread: 'webhook-worker' });
   // A thread has its own copy of every module: the SSRF guard's lists must be set here too.
   setWebhookNetworks(config.webhookNetworks);
   const pool = new PatientPool(
-    postgresPoolConfig(config.databaseUrl!, { ...config.databasePool, size: config.databasePool.workerSize }, 'sync-gateway-worker'),
+    postgresPoolConfig(databaseUrl, { ...config.databasePool, size: config.databasePool.workerSize }, 'sync-gateway-worker'),
   );
   pool.on('error', (error) => logger.warn({ cause: error.message }, 'idle database connection lost'));
   const wakeUps = new EventEmitter();
@@ -42,7 +46,7 @@ async function main(): Promise<void> {
     database: queueDatabaseOverPg(pool),
     secrets: createSecretBox(Buffer.from(encryptionKey)),
     logger,
-    databaseUrl: config.databaseUrl,
+    databaseUrl,
     ownNotifications,
     leaseMs: config.workerLeaseMs,
     retention: config.retention,
@@ -63,21 +67,30 @@ async function main(): Promise<void> {
     },
   });
   const beatTimer = setInterval(beat, 500);
-  port.on('message', (message: 'wake' | 'stop') => {
-    if (message === 'wake') wakeUps.emit('work');
-    else
-      void (async () => {
-        clearInterval(beatTimer);
-        await worker.stop();
-        await pool.end();
-        port.close();
-      })();
-  });
   worker.start();
   beat();
+  return {
+    wake: () => wakeUps.emit('work'),
+    async stop() {
+      clearInterval(beatTimer);
+      await worker.stop();
+      await pool.end();
+    },
+  };
 }
 
-main().catch((error: unknown) => {
-  post({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
-  process.exit(1);
+let started: Started | undefined;
+port.on('message', (command: WorkerThreadCommand) => {
+  if (command === 'wake') started?.wake();
+  else if (command === 'stop')
+    // Also before `start` (the server failed to start): the thread just ends.
+    void (started?.stop() ?? Promise.resolve()).then(() => port.close());
+  else if (!started) {
+    try {
+      started = run(command.databaseUrl, command.encryptionKey);
+    } catch (error) {
+      post({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+      process.exit(1);
+    }
+  }
 });

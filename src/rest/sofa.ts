@@ -1,5 +1,5 @@
-import { getNamedType, type GraphQLSchema } from 'graphql';
-import { filterSchema } from '@graphql-tools/utils';
+import { getNamedType, GraphQLObjectType, Kind, parse, printType, type GraphQLSchema } from 'graphql';
+import { filterSchema, mapSchema, MapperKind } from '@graphql-tools/utils';
 import { useSofa as yogaSofa } from '@graphql-yoga/plugin-sofa';
 import { useSofa as sofaRouter } from 'sofa-api';
 import type { RestRoute } from './route-table';
@@ -52,7 +52,16 @@ function pageTypeOf(schema: GraphQLSchema, route: RestRoute): string {
  * holding their type, with their arguments as extra query parameters.
  */
 export function restSchema(schema: GraphQLSchema): GraphQLSchema {
-  return filterSchema({ schema, objectFieldFilter: (_type, _field, config) => config.extensions?.graphqlOnly !== true });
+  const filtered = filterSchema({ schema, objectFieldFilter: (_type, _field, config) => config.extensions?.graphqlOnly !== true });
+  // A code-first schema has no AST: for the description of every argument of every route SOFA
+  // then prints and parses the whole Query (or Mutation) type again (`getOperationFieldNode`),
+  // about 0.3 s of each start (issue 29's restart). The same AST, made once per root type.
+  return mapSchema(filtered, {
+    [MapperKind.ROOT_OBJECT]: (type) => {
+      const astNode = parse(printType(type)).definitions[0];
+      return astNode?.kind === Kind.OBJECT_TYPE_DEFINITION ? new GraphQLObjectType({ ...type.toConfig(), astNode }) : type;
+    },
+  });
 }
 
 /**
