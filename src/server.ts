@@ -95,9 +95,17 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     const compaction = startPendingCountCompaction(db.prisma, { logger });
     // The CLI revokes tokens in the database directly: this process hears of it (ADR 0042).
     const revocations = listenForRevocations(db.url, { logger, onRevoked: () => events.publishRevocation() });
-    const activeApiTokens = await countActiveTokens(db.prisma);
+    const [activeApiTokens, adminAccounts] = await Promise.all([countActiveTokens(db.prisma), db.prisma.adminAccount.count()]);
     logger.info(
-      startupFields({ url, backend: db.backend, dataDir: config.dataDir, location: db.location, worker: Boolean(worker), activeApiTokens }),
+      startupFields({
+        url,
+        backend: db.backend,
+        dataDir: config.dataDir,
+        location: db.location,
+        worker: Boolean(worker),
+        activeApiTokens,
+        adminAccounts,
+      }),
       STARTUP_MESSAGE,
     );
 
