@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { formatLogLine } from '../src/pretty-log';
 import { renderStartupBanner, startupFields } from '../src/startup-banner';
-import { ROOT, runCli, serveProcess } from './support/process';
+import { CLI, ROOT, runCli, serveProcess } from './support/process';
 
 const TIMEOUT_MS = 180_000;
 
@@ -111,7 +111,7 @@ describe('serve says where things are', () => {
   it(
     'as a block of plain lines when logs are pretty',
     async () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'main.ts'), 'serve'], {
+      const child = spawn(process.execPath, [...CLI, 'serve'], {
         env: { ...env, LOG_FORMAT: 'pretty' },
         cwd: ROOT,
       });

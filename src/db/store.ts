@@ -190,7 +190,8 @@ function storeOnUrl(url: string, backend: Backend, options: StoreOptions): Store
       await prisma.$disconnect();
       // A connection still checked out (a request cut at the shutdown grace) would hold end() open;
       // on the embedded store the cluster's fast shutdown that follows ends its session anyway.
-      await Promise.race([pool.end().catch(() => undefined), sleep(POOL_END_MS)]);
+      // Unref'd: once the pool has ended, the ceiling must not keep the process (a CLI command) alive.
+      await Promise.race([pool.end().catch(() => undefined), sleep(POOL_END_MS, undefined, { ref: false })]);
     },
   };
 }

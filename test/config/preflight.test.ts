@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { createPostgresDatabase } from '../support/database';
 import { runCli } from '../support/process';
 
-/** A `serve` that fails its pre-flight exits before opening the store; a start through tsx still takes seconds. */
+/** A `serve` that fails its pre-flight exits before opening the store; a start still takes seconds beside other suites. */
 const TIMEOUT_MS = 120_000;
 
 /** The lines `serve` printed on stderr, without Node's own warnings. */

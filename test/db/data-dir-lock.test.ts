@@ -6,7 +6,7 @@ import pino from 'pino';
 import { DataDirLockedError, lockDataDir } from '../../src/db/data-dir-lock';
 import { holderFile, lockIdentity, startTicks, type LockHolder } from '../../src/db/lock-holder';
 import { openStore } from '../../src/db/store';
-import { ROOT } from '../support/process';
+import { LOADER, ROOT, sourceModule } from '../support/process';
 
 describe('embedded data directory', () => {
   let dataDir: string;
@@ -50,9 +50,9 @@ describe('the data-directory lock after its holder died', () => {
 
   /** A process of its own that takes the lock and keeps it until killed. */
   async function holderProcess(): Promise<ChildProcess> {
-    const script = `require(${JSON.stringify(path.join(ROOT, 'src/db/data-dir-lock.ts'))})
+    const script = `require(${JSON.stringify(sourceModule('db/data-dir-lock'))})
       .lockDataDir(${JSON.stringify(dataDir)}, () => {}).then(() => { console.log('locked'); setInterval(() => {}, 1000); });`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT });
+    const child = spawn(process.execPath, [...LOADER, '-e', script], { cwd: ROOT });
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (d: Buffer) => d.toString().includes('locked') && resolve());
       child.once('exit', (code) => reject(new Error(`the holder exited with ${code}`)));

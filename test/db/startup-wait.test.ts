@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { Client } from 'pg';
 import { createLimitedRole, createPostgresDatabase } from '../support/database';
-import { ROOT, runCli } from '../support/process';
+import { CLI, ROOT, runCli } from '../support/process';
 
 /**
  * A replica started while its database is full waits, says why on every attempt, and starts when
@@ -42,7 +41,7 @@ describe('starting against a full database', () => {
       await c.connect();
       held.push(c);
     }
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'main.ts'), 'serve'], {
+    const child = spawn(process.execPath, [...CLI, 'serve'], {
       env: {
         ...process.env,
         DATABASE_URL: limitedUrl,

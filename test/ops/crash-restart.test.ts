@@ -16,7 +16,7 @@ const RECORDS = 100_000;
 /**
  * A ceiling against hangs, not the target: the target (ready ≤ 3 s after kill -9 on 100k records)
  * is measured by the benchmark on the built server (bench/scenarios/crash-restart.ts,
- * bench/RESULTS.md). Here the server runs through tsx beside other suites on two cores. What this
+ * bench/RESULTS.md). Here the server runs beside other suites on two cores. What this
  * test holds is the behaviour: the dead holder's lock taken over, its orphaned postmaster stopped,
  * nothing lost, the in-flight delivery sent again.
  */

@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import pino from 'pino';
 import { createWorker } from '../../src/queue/worker';
 import { createSecretBox } from '../../src/webhooks/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { useApiFixture } from '../support/http';
+import { CLI, ROOT } from '../support/process';
 import { startReceiver, type Reply } from '../support/receiver';
-
-const ROOT = path.join(__dirname, '..', '..');
 
 /** Once per run, on the embedded test cluster: the child works on the fixture's database over its socket. */
 describe('a worker process killed mid-delivery', () => {
@@ -30,8 +28,8 @@ describe('a worker process killed mid-delivery', () => {
       body: { entity_type: 'product', external_id: 'K-1', source: 'erp', error_message: 'boom' },
     });
 
-    // One process (node with tsx's loader), so that SIGKILL reaches the worker itself.
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'main.ts'), 'worker'], {
+    // One process (node itself, no wrapper), so that SIGKILL reaches the worker itself.
+    const child = spawn(process.execPath, [...CLI, 'worker'], {
       env: {
         ...process.env,
         DATABASE_URL: ctx.db.url,

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { Client, Pool } from 'pg';
 import pino from 'pino';
 import { LISTEN_APPLICATION_NAME } from '../../src/queue/queue-listener';
@@ -10,6 +9,7 @@ import { createSecretBox } from '../../src/webhooks/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { databaseUrl } from '../support/global-setup';
 import { useApiFixture } from '../support/http';
+import { CLI, ROOT } from '../support/process';
 import { startReceiver, type Reply } from '../support/receiver';
 
 /**
@@ -18,7 +18,6 @@ import { startReceiver, type Reply } from '../support/receiver';
  * results recorded across a short outage. Once per run, on the embedded test cluster (its role is
  * a superuser: pg_terminate_backend and ALLOW_CONNECTIONS; the faults need no TCP).
  */
-const ROOT = path.join(__dirname, '..', '..');
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 const waitFor = async (condition: () => boolean | Promise<boolean>, ms: number, what: string) => {
@@ -149,7 +148,7 @@ describe('the delivery worker through database faults', () => {
 
   it("takes over a killed worker process's deliveries within 15 s (default lease)", async () => {
     const receiver = await startReceiver((_req, index) => (index < 3 ? new Promise<Reply>(() => undefined) : { status: 200 }));
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'main.ts'), 'worker'], {
+    const child = spawn(process.execPath, [...CLI, 'worker'], {
       env: {
         ...process.env,
         DATABASE_URL: ctx.db.url,

@@ -12,14 +12,17 @@ import { Client } from 'pg';
 import pino from 'pino';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/db/embedded-postgres';
 import { migratePostgres } from '../../src/db/migrations';
+import { buildForProcesses } from './process-build';
 
-export type TestClusters = { cluster: EmbeddedCluster; dataDir: string; postgresTemplate?: string };
+export type TestClusters = { cluster: EmbeddedCluster; dataDir: string; postgresTemplate?: string; processBuild: string };
 
 declare global {
   var sgwTestClusters: TestClusters | undefined;
 }
 
 export default async function globalSetup(): Promise<void> {
+  // The sources compiled for the processes the suites start (test/support/process-build.ts), beside the cluster's start.
+  const processBuild = buildForProcesses();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sgw-test-cluster-'));
   // Two jest workers, each with suites that run several servers and pools at once.
   const cluster = await startEmbeddedCluster({ dataDir, logger: pino({ level: 'warn' }), synchronousCommit: false, maxConnections: 200 });
@@ -27,7 +30,8 @@ export default async function globalSetup(): Promise<void> {
   await createMigratedTemplate(cluster.url, template);
   process.env.TEST_EMBEDDED_URL = cluster.url;
   process.env.TEST_EMBEDDED_TEMPLATE = template;
-  const clusters: TestClusters = { cluster, dataDir };
+  process.env.TEST_PROCESS_BUILD = await processBuild;
+  const clusters: TestClusters = { cluster, dataDir, processBuild: process.env.TEST_PROCESS_BUILD };
   if (process.env.TEST_DATABASE_URL) {
     clusters.postgresTemplate = template;
     await createMigratedTemplate(process.env.TEST_DATABASE_URL, template);

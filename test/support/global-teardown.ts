@@ -13,4 +13,5 @@ export default async function globalTeardown(): Promise<void> {
   }
   await clusters.cluster.stop();
   await rm(clusters.dataDir, { recursive: true, force: true });
+  await rm(clusters.processBuild, { recursive: true, force: true });
 }

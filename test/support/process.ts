@@ -2,16 +2,26 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 
 export const ROOT = path.join(__dirname, '..', '..');
-const CLI = path.join(ROOT, 'src', 'cli', 'main.ts');
-// Node itself with tsx's loader (not the tsx wrapper, which would stand between a signal and the process).
-const NODE_ARGS = ['--import', 'tsx', CLI];
+/**
+ * Processes of their own run the sources of this checkout: compiled once per run by jest's global
+ * setup (test/support/process-build.ts, `TEST_PROCESS_BUILD`); outside a jest run, through tsx's
+ * loader. Either way Node itself, not a wrapper that would stand between a signal and the process.
+ */
+const BUILD = process.env.TEST_PROCESS_BUILD;
+/** Node's arguments before a module of src/. */
+export const LOADER: string[] = BUILD ? [] : ['--import', 'tsx'];
+/** The file of a module of src/ (`'db/data-dir-lock'`) for such a process. */
+export const sourceModule = (name: string): string =>
+  BUILD ? path.join(BUILD, 'dist', `${name}.js`) : path.join(ROOT, 'src', `${name}.ts`);
+/** `node ...CLI <command>` runs sync-gateway. */
+export const CLI = [...LOADER, sourceModule('cli/main')];
 
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
-/** `sync-gateway <args>` as a process of its own (through tsx, from the sources). */
+/** `sync-gateway <args>` as a process of its own, from the sources. */
 export function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, ...args], { env, cwd: ROOT });
+    const child = spawn(process.execPath, [...CLI, ...args], { env, cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -30,7 +40,7 @@ export type ServeProcess = {
 /** `sync-gateway serve`, resolved once it logs that it listens; `built`: the production entry point on dist/ (`npm run build` first). */
 export function serveProcess(env: NodeJS.ProcessEnv, options: { built?: boolean } = {}): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const args = options.built ? [path.join(ROOT, 'bin', 'sync-gateway.js'), 'serve'] : [...NODE_ARGS, 'serve'];
+    const args = options.built ? [path.join(ROOT, 'bin', 'sync-gateway.js'), 'serve'] : [...CLI, 'serve'];
     const child = spawn(process.execPath, args, { env, cwd: ROOT });
     let output = '';
     const onExit = (code: number | null) => reject(new Error(`serve exited with ${code}: ${output}`));
