@@ -163,12 +163,16 @@ export function headline(results: Result[], date: string): string {
   ].join('\n');
 }
 
-/** The poll-peers columns, as the scenario names them in its metrics. */
+/**
+ * The poll-peers columns, as the scenario names them in its metrics: the fair peer (the service's
+ * own statement) first, then the unequal ones, labelled as such (issue 33).
+ */
 const POLL_PEERS = [
   ['REST', 'REST'],
   ['GraphQL', 'GraphQL'],
-  ['PostGraphile, view', 'PostGraphile over a plain view'],
-  ['PostGraphile, function', "PostGraphile's equally safe function"],
+  ["PostGraphile, the service's statement (fair peer)", "PostGraphile function running the service's statement (the fair peer)"],
+  ['PostGraphile, view (not as safe)', 'PostGraphile over a plain view'],
+  ['PostGraphile, count(*) function (unequal cost)', 'PostGraphile as an integrator would first write it (count(*) each poll)'],
   ['raw node:http + pg', 'raw node:http + pg'],
 ] as const;
 
