@@ -6,12 +6,13 @@ import { rolesOf, type Grant, type Role } from '../auth/roles';
  * the grant in the field's extensions, where the OpenAPI document and the role tests read it.
  * A root field without one stays admin's alone, and the route-table test fails until it names one.
  */
-export function allow(grant: Grant, extensions: Record<string, unknown> = {}) {
-  return {
-    skipTypeScopes: true,
-    authScopes: Object.fromEntries(rolesOf(grant).map((role) => [role, true])) as Partial<Record<Role, boolean>>,
-    extensions: { ...extensions, grant },
-  } as const;
+export function allow(grant: Grant) {
+  return { skipTypeScopes: true, authScopes: scopesOf(grant), extensions: { grant } } as const;
+}
+
+/** The scope map of a grant: one scope per role it lets in. */
+function scopesOf(grant: Grant): Partial<Record<Role, boolean>> {
+  return Object.fromEntries(rolesOf(grant).map((role) => [role, true]));
 }
 
 /** Fields that need no token at all: signing in, registering, password resets. */
@@ -28,8 +29,5 @@ export function grantOf(field: { extensions?: unknown }): Grant | 'public' | und
  * get null rather than an error, so that a dashboard's whole answer still arrives.
  */
 export function visibleTo(grant: Grant) {
-  return {
-    authScopes: Object.fromEntries(rolesOf(grant).map((role) => [role, true])) as Partial<Record<Role, boolean>>,
-    unauthorizedResolver: () => null,
-  } as const;
+  return { authScopes: scopesOf(grant), unauthorizedResolver: () => null } as const;
 }
