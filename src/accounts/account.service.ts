@@ -99,6 +99,7 @@ export async function verifySession(prisma: PrismaClient, token: string): Promis
     key: `session:${session.tokenHash.slice(0, 32)}`,
     name: session.account.email,
     role: 'admin',
+    channelId: null,
     sessionTokenHash: session.tokenHash,
   };
 }

@@ -8,6 +8,8 @@ export type AuthInfo = {
   key: string;
   name: string;
   role: TokenRole;
+  /** The channel whose feed it lists and acknowledges; null: channel default (ADR 0045). */
+  channelId: number | null;
   /** Set for an admin session (not an API token): what signing out revokes. */
   sessionTokenHash?: string;
   /** Set for an API token: what open live streams are re-verified by. */

@@ -17,6 +17,13 @@ export type Sql = { query(text: string, params?: unknown[]): Promise<{ rows: unk
  */
 export const NOT_COPIED: ReadonlySet<string> = new Set(['_prisma_migrations', 'pending_count_deltas']);
 
+/**
+ * Copied after every other table: the channels' state (ADR 0045). While the tracked tables' rows
+ * arrive, the triggers see no channel cursor and append nothing for the channels, whose counts
+ * then arrive as the source has them (`channels` itself goes first: tokens reference it).
+ */
+const COPIED_LAST: readonly string[] = ['channel_cursors', 'channel_acks', 'channel_pending_deltas'];
+
 /** Rows per FETCH and per INSERT: bounds the memory of a copy whatever the store's size. */
 export const BATCH_ROWS = 1_000;
 
@@ -67,7 +74,7 @@ export async function describeTables(db: Sql): Promise<TableShape[]> {
     ordered.push(shapes.get(name)!);
   };
   for (const name of [...shapes.keys()].sort()) visit(name);
-  return ordered;
+  return [...ordered.filter((t) => !COPIED_LAST.includes(t.name)), ...ordered.filter((t) => COPIED_LAST.includes(t.name))];
 }
 
 /**

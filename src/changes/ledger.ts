@@ -1,7 +1,9 @@
 import type { PrismaClient } from '../generated/prisma/client';
-import { TRACKED_TABLES, entityOfTable, type TrackedTableName } from './tracked-entities';
+import { entityOfTable, trackedTable, type TrackedTableName } from './tracked-entities';
+import { acknowledgeOnChannel } from './channel-ledger';
 
 export type { TrackedTableName } from './tracked-entities';
+export { trackedTable } from './tracked-entities';
 
 /**
  * The acknowledgement ledger shared by every tracked entity. Each tracked table has the columns
@@ -16,17 +18,15 @@ export type { TrackedTableName } from './tracked-entities';
  * just the newer fields.
  */
 
-export type SqlRunner = Pick<PrismaClient, '$queryRaw' | '$executeRaw' | '$queryRawUnsafe' | '$executeRawUnsafe'>;
-
 /**
- * The quoted identifier of a tracked table: the one way a table name enters SQL text (ADR 0036).
- * Statements that splice it are the only `$queryRawUnsafe`/`$executeRawUnsafe` calls; every other
- * statement is a tagged `$queryRaw`. Typed to the tracked-table union, and checked at run time too.
+ * Who lists a change feed: the key its listings are remembered under (null: a viewer, whose reads
+ * mark nothing, ADR 0044) and its channel (null: channel default, the records' own ledger; ADR 0045).
  */
-export function trackedTable(name: TrackedTableName): string {
-  if (!TRACKED_TABLES.includes(name)) throw new Error(`Not a tracked table: ${String(name)}`);
-  return `"${name}"`;
-}
+export type FeedListing = { key: string | null; channelId: number | null };
+/** Who acknowledges: always a key, since an acknowledgement by id covers what that key was listed. */
+export type FeedReader = { key: string; channelId: number | null };
+
+export type SqlRunner = Pick<PrismaClient, '$queryRaw' | '$executeRaw' | '$queryRawUnsafe' | '$executeRawUnsafe'>;
 
 /** Fields changed after `threshold`, sorted; used when changing and when acknowledging. */
 export function pendingFieldsSql(fieldRevisions: string, threshold: string): string {
@@ -52,7 +52,12 @@ export type AckOutcome = {
  * this reader was last listed. Nothing newer, and nothing another reader was shown. Items naming
  * a revision beyond the record's current one are refused as a whole before anything is written.
  */
-export async function acknowledge(db: SqlRunner, table: TrackedTableName, reader: string, items: readonly AckItem[]): Promise<AckOutcome> {
+export async function acknowledge(
+  db: SqlRunner,
+  table: TrackedTableName,
+  reader: FeedReader,
+  items: readonly AckItem[],
+): Promise<AckOutcome> {
   const outcome: AckOutcome = { acknowledged: [], notFound: [], notListed: [], futureRevisions: [] };
   if (items.length === 0) return outcome;
   const payload = JSON.stringify(items.map((i) => ({ id: i.id, revision: i.revision ?? null })));
@@ -66,6 +71,32 @@ export async function acknowledge(db: SqlRunner, table: TrackedTableName, reader
     );
     if (outcome.futureRevisions.length > 0) return outcome;
   }
+  if (reader.channelId !== null) {
+    await acknowledgeOnChannel(db, table, { key: reader.key, channelId: reader.channelId }, items, outcome);
+  } else {
+    outcome.acknowledged = await acknowledgeOnDefault(db, table, reader.key, payload);
+  }
+  if (outcome.acknowledged.length < new Set(items.map((i) => i.id)).size) {
+    const done = new Set(outcome.acknowledged.map((r) => r.id));
+    const missing = [...new Set(items.map((i) => i.id))].filter((id) => !done.has(id));
+    const existing = await db.$queryRawUnsafe<Array<{ id: number }>>(
+      `SELECT id FROM ${trackedTable(table)} WHERE id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
+      JSON.stringify(missing),
+    );
+    const known = new Set(existing.map((r) => r.id));
+    outcome.notListed = missing.filter((id) => known.has(id));
+    outcome.notFound = missing.filter((id) => !known.has(id));
+  }
+  return outcome;
+}
+
+/** Channel default's acknowledgement: one statement on the records' own ledger columns. */
+async function acknowledgeOnDefault(
+  db: SqlRunner,
+  table: TrackedTableName,
+  reader: string,
+  payload: string,
+): Promise<AckOutcome['acknowledged']> {
   // Price items and stock entries have no external_id of their own.
   const { keyed } = entityOfTable(table);
   const externalId = keyed ? 't.external_id' : 'NULL::text';
@@ -74,18 +105,20 @@ export async function acknowledge(db: SqlRunner, table: TrackedTableName, reader
   // LEAST ignores NULLs, hence the claim is checked on its own in WHERE.
   const covered = `LEAST(t.revision, ${claimed})`;
   const acked = `GREATEST(t.acked_revision, ${covered})`;
+  // Other channels may still need older values for their own `previous` (ADR 0045).
+  const kept = `LEAST(${acked}, (SELECT min(c.acked_revision) FROM channel_acks AS c WHERE c.table_name = '${table}' AND c.record_id = t.id))`;
   // Values before changes now covered are of no more use: `previous` is as of the last acknowledgement.
   const prune = !keyed
     ? ''
     : `pending_values = COALESCE((SELECT jsonb_object_agg(f.key, kept.entries) FROM jsonb_each(t.pending_values) AS f
             CROSS JOIN LATERAL (SELECT jsonb_agg(x ORDER BY (x ->> 0)::int) AS entries FROM jsonb_array_elements(f.value) AS x
-                                 WHERE (x ->> 0)::int > ${acked}) AS kept
+                                 WHERE (x ->> 0)::int > ${kept}) AS kept
            WHERE kept.entries IS NOT NULL), '{}'::jsonb),`;
   // Listings are left in place: one below the acknowledged revision can widen nothing, a repeated
   // ack by id stays a no-op rather than "not listed", and the map holds one entry per reader.
   // Rows are locked in id order first, as pushes lock them: two acknowledgements (or an ack and a
   // push) of the same rows listed in different orders wait for each other instead of deadlocking.
-  outcome.acknowledged = await db.$queryRawUnsafe<AckOutcome['acknowledged']>(
+  return db.$queryRawUnsafe<AckOutcome['acknowledged']>(
     `WITH locked AS MATERIALIZED (
        SELECT id FROM ${trackedTable(table)} WHERE id IN (SELECT (x ->> 'id')::int FROM jsonb_array_elements($1::jsonb) AS x) ORDER BY id FOR UPDATE
      )
@@ -102,16 +135,4 @@ export async function acknowledge(db: SqlRunner, table: TrackedTableName, reader
     payload,
     reader,
   );
-  if (outcome.acknowledged.length < new Set(items.map((i) => i.id)).size) {
-    const done = new Set(outcome.acknowledged.map((r) => r.id));
-    const missing = [...new Set(items.map((i) => i.id))].filter((id) => !done.has(id));
-    const existing = await db.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT id FROM ${trackedTable(table)} WHERE id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
-      JSON.stringify(missing),
-    );
-    const known = new Set(existing.map((r) => r.id));
-    outcome.notListed = missing.filter((id) => known.has(id));
-    outcome.notFound = missing.filter((id) => !known.has(id));
-  }
-  return outcome;
 }

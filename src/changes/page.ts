@@ -3,7 +3,9 @@ import { queryPrepared } from '../db/prepared-query';
 import { validationFailed, type ErrorDetail } from '../errors/app-error';
 import type { PageShape } from './results';
 import { pendingCountSql } from './pending-counts';
-import { trackedTable, type TrackedTableName } from './ledger';
+import { pendingFieldsSql, trackedTable, type FeedListing, type TrackedTableName } from './ledger';
+import { aboveCursorSql, channelAckJoinSql } from './channel-ledger';
+import { channelPendingCountSql } from './channel-counts';
 import { entityOfTable } from './tracked-entities';
 
 /**
@@ -77,46 +79,60 @@ export const RECENT_ORDER = [{ updatedAt: 'desc' as const }, { id: 'desc' as con
 export async function changeListPage<Row extends { id: number; revision: number }>(
   db: ChangeListSource,
   table: TrackedTableName,
-  reader: string | null,
+  reader: FeedListing,
   args: PageArgs,
   filter: Record<string, string> = {},
 ): Promise<PageShape<Row>> {
   const page = resolvePage(args);
-  const params: unknown[] = reader === null ? [] : [reader];
-  const conditions = ['pending'];
+  const params: unknown[] = [];
+  const parameter = (value: unknown, type: string) => `$${params.push(value)}::${type}`;
+  const key = reader.key === null ? undefined : parameter(reader.key, 'text');
+  const channel = reader.channelId === null ? undefined : parameter(reader.channelId, 'int');
+  // Channel default: the records' pending flag. Another channel: above its cursor and not
+  // acknowledged at the current revision (ADR 0045).
+  const conditions = channel
+    ? [aboveCursorSql(table, 't', channel), '(a.acked_revision IS NULL OR a.acked_revision < t.revision)']
+    : ['t.pending'];
   if (page.since) {
     params.push(page.since.toISOString());
-    if (page.afterId === undefined) conditions.push(`updated_at > $${params.length}::timestamptz`);
+    if (page.afterId === undefined) conditions.push(`t.updated_at > $${params.length}::timestamptz`);
     else {
       params.push(page.afterId);
-      conditions.push(`(updated_at, id) > ($${params.length - 1}::timestamptz, $${params.length}::int)`);
+      conditions.push(`(t.updated_at, t.id) > ($${params.length - 1}::timestamptz, $${params.length}::int)`);
     }
   }
   const placeholders = new Map<string, string>();
   for (const [column, value] of Object.entries(filter)) {
     params.push(value);
     placeholders.set(column, `$${params.length}`);
-    conditions.push(`"${column}" = $${params.length}`);
+    conditions.push(`t."${column}" = $${params.length}`);
   }
   params.push(page.limit, page.offset);
   const where = conditions.join(' AND ');
-  const counted = page.since ? undefined : pendingCountSql(table, filter, (column) => placeholders.get(column)!);
-  const totalSql = counted ?? `(SELECT count(*)::int FROM ${trackedTable(table)} WHERE ${where})`;
-  const columns = pageColumns(table);
+  const from = `${trackedTable(table)} AS t${channel ? ` ${channelAckJoinSql(table, 't', channel)}` : ''}`;
+  const placeholder = (column: string) => placeholders.get(column)!;
+  const counted = page.since
+    ? undefined
+    : channel
+      ? channelPendingCountSql(table, channel, filter, placeholder)
+      : pendingCountSql(table, filter, placeholder);
+  const totalSql = counted ?? `(SELECT count(*)::int FROM ${from} WHERE ${where})`;
+  const columns = pageColumns(table, channel !== undefined);
+  // A viewer's read marks nothing (ADR 0044).
   const listed =
-    reader === null
+    key === undefined
       ? ''
       : `, listed AS (
-       UPDATE ${trackedTable(table)} AS t SET listed_revisions = t.listed_revisions || jsonb_build_object($1::text, page.revision)
+       UPDATE ${trackedTable(table)} AS t SET listed_revisions = t.listed_revisions || jsonb_build_object(${key}, page.revision)
          FROM page
         WHERE t.id = page.id AND t.id IN (
           SELECT u.id FROM ${trackedTable(table)} AS u JOIN page AS p ON u.id = p.id
-           WHERE (u.listed_revisions ->> $1::text) IS DISTINCT FROM p.revision::text
+           WHERE (u.listed_revisions ->> ${key}) IS DISTINCT FROM p.revision::text
            FOR UPDATE OF u SKIP LOCKED)
      )`;
   const sql = `WITH page AS MATERIALIZED (
-       SELECT ${columns.selected} FROM ${trackedTable(table)} WHERE ${where}
-        ORDER BY updated_at, id LIMIT $${params.length - 1}::int OFFSET $${params.length}::int
+       SELECT ${columns.selected} FROM ${from} WHERE ${where}
+        ORDER BY t.updated_at, t.id LIMIT $${params.length - 1}::int OFFSET $${params.length}::int
      )${listed}
      SELECT total.n AS "__total", ${columns.answered}
        FROM (SELECT ${totalSql} AS n) AS total
@@ -127,27 +143,37 @@ export async function changeListPage<Row extends { id: number; revision: number 
 }
 
 type PageColumns = { selected: string; answered: string };
-const columnsByTable = new Map<TrackedTableName, PageColumns>();
+const columnsByTable = new Map<string, PageColumns>();
 
 /** Arrays of text: sent as JSON, which the client parses natively, instead of in Postgres's array syntax. */
 const TEXT_ARRAY_COLUMNS = new Set(['changed_fields']);
 
 /**
  * What a page selects: the columns its change record shows, and id, revision and updated_at,
- * which the listing mark and the order need. Not `*`: the ledger's own columns (listing marks
- * with an entry per reader, field revisions, time stamps no record shows) would be sent, parsed
- * and dropped on every poll. Text arrays are answered as JSON: the same string[] once parsed, but
- * through JSON.parse rather than pg's array parser, which cost a poll more than any other column.
+ * which the listing mark and the order need, and acked_revision, which `previous` is measured
+ * from. Not `*`: the ledger's own columns (listing marks with an entry per reader, field
+ * revisions, time stamps no record shows) would be sent, parsed and dropped on every poll. Text
+ * arrays are answered as JSON: the same string[] once parsed, but through JSON.parse rather than
+ * pg's array parser, which cost a poll more than any other column. On a channel other than
+ * default, the ledger's columns are the channel's: acknowledged revision, new, changed fields.
  */
-function pageColumns(table: TrackedTableName): PageColumns {
-  let columns = columnsByTable.get(table);
+function pageColumns(table: TrackedTableName, onChannel: boolean): PageColumns {
+  const key = `${table}:${onChannel}`;
+  let columns = columnsByTable.get(key);
   if (columns === undefined) {
-    const names = [...new Set(['id', 'revision', 'updated_at', ...entityOfTable(table).changeColumns])];
+    const names = [...new Set(['id', 'revision', 'updated_at', 'acked_revision', ...entityOfTable(table).changeColumns])];
+    const channelAcked = 'COALESCE(a.acked_revision, 0)';
+    const onChannelSql: Record<string, string> = {
+      acked_revision: channelAcked,
+      is_new: 'a.acked_revision IS NULL',
+      pending: 'true',
+      changed_fields: pendingFieldsSql('t.field_revisions', channelAcked),
+    };
     columns = {
-      selected: names.map((name) => `"${name}"`).join(', '),
+      selected: names.map((name) => (onChannel && name in onChannelSql ? `${onChannelSql[name]} AS "${name}"` : `t."${name}"`)).join(', '),
       answered: names.map((name) => (TEXT_ARRAY_COLUMNS.has(name) ? `to_json(page."${name}") AS "${name}"` : `page."${name}"`)).join(', '),
     };
-    columnsByTable.set(table, columns);
+    columnsByTable.set(key, columns);
   }
   return columns;
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { TRACKED_ENTITIES, TRACKED_TABLES, type TrackedTableName } from './tracked-entities';
 import type { SqlRunner } from './ledger';
+import { compactChannelPendingCounts } from './channel-counts';
 
 /**
  * Pending counts in O(1) (docs/adr/0030). Statement-level triggers on every tracked table append
@@ -14,6 +15,9 @@ import type { SqlRunner } from './ledger';
 const SCOPE_COLUMNS: Partial<Record<TrackedTableName, string>> = Object.fromEntries(
   TRACKED_ENTITIES.flatMap((e) => ('scopeColumn' in e ? [[e.table, e.scopeColumn]] : [])),
 );
+
+/** The column `table`'s pending counts are kept per value of, if any (sale orders: direction). */
+export const scopeColumnOf = (table: TrackedTableName): string | undefined => SCOPE_COLUMNS[table];
 
 /**
  * SQL of the pending count of `table` (restricted to `filter`), as a scalar subquery, when the
@@ -80,6 +84,7 @@ export function startPendingCountCompaction(
   const timer = setInterval(() => {
     running = running
       .then(() => compactPendingCounts(db))
+      .then(() => compactChannelPendingCounts(db))
       .catch((error: unknown) => options.logger?.warn({ err: error }, 'pending count compaction failed; trying again later'));
   }, options.intervalMs ?? PENDING_COUNT_COMPACTION_MS);
   timer.unref(); // compaction alone never keeps a process alive

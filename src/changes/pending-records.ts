@@ -42,7 +42,7 @@ export async function pendingRecords(db: ChangeListSource, entityType: string, a
     ]);
   }
   // No `since`: the page is every pending record, and its total the O(1) pending counter.
-  const page = await changeListPage<Row>(db, entity.table, null, { limit: args.limit, offset: args.offset });
+  const page = await changeListPage<Row>(db, entity.table, { key: null, channelId: null }, { limit: args.limit, offset: args.offset });
   return { payload: page.payload.map((row) => shapeOf(entity, row)), meta: page.meta };
 }
 
@@ -85,7 +85,12 @@ function shapeOf(entity: AnyTrackedEntity, row: Row): PendingRecordShape {
     historyExternalId: String(row['externalId']),
     isNew,
     changedFields,
-    previous: previousValues({ isNew, changedFields, pendingValues: row['pendingValues'] }),
+    previous: previousValues({
+      isNew,
+      changedFields,
+      pendingValues: row['pendingValues'],
+      ackedRevision: Number(row['ackedRevision'] ?? 0),
+    }),
     // A field is in data as the ERP sent it, or a column of its own (a partner's parent, an order's direction).
     current: Object.fromEntries(changedFields.map((f) => [f, Object.hasOwn(data, f) ? data[f] : (row[camel(f)] ?? null)])),
   };

@@ -12,6 +12,8 @@ type TrackedRow = {
   context: string;
   data: unknown;
   revision: number;
+  /** The revision the reader's channel last acknowledged (ADR 0045). */
+  ackedRevision: number;
   createdAt: Date;
   updatedAt: Date;
   acknowledgedAt: Date | null;
@@ -19,14 +21,22 @@ type TrackedRow = {
 };
 
 /**
- * `previous` of a change record (ADR 0028): for each changed field, its value as of the last
- * acknowledgement, i.e. the value before its first unacknowledged change. Null for a new record;
- * a field only re-sent by a resync (its value did not change) has none.
+ * `previous` of a change record (ADR 0028): for each changed field, its value as of the reader's
+ * channel's last acknowledgement, i.e. the value before its first change after it (entries at or
+ * below it are kept only for other channels, ADR 0045). Null for a new record; a field only
+ * re-sent by a resync (its value did not change) has none.
  */
-export function previousValues(row: Pick<TrackedRow, 'isNew' | 'changedFields' | 'pendingValues'>): Record<string, unknown> | null {
+export function previousValues(
+  row: Pick<TrackedRow, 'isNew' | 'changedFields' | 'pendingValues' | 'ackedRevision'>,
+): Record<string, unknown> | null {
   if (row.isNew) return null;
   const pending = (row.pendingValues ?? {}) as Record<string, Array<[number, unknown]>>;
-  return Object.fromEntries(row.changedFields.filter((f) => pending[f]?.length).map((f) => [f, pending[f]![0]![1]]));
+  const previous: Record<string, unknown> = {};
+  for (const field of row.changedFields) {
+    const entry = pending[field]?.find(([revision]) => revision > row.ackedRevision);
+    if (entry) previous[field] = entry[1];
+  }
+  return previous;
 }
 
 /** Shared by every outbound record that can be acknowledged (change records, price items, stock entries). */

@@ -7,7 +7,7 @@ import type { BatchAckResultShape, RecordReportShape, SyncErrorShape, SyncResult
 import { staleError } from './source-time';
 import type { RecordReport } from './upsert';
 import { forEachPaced, pace, type Pace } from './pace';
-import { acknowledge, type AckItem, type AckOutcome, type SqlRunner, type TrackedTableName } from './ledger';
+import { acknowledge, type AckItem, type AckOutcome, type FeedReader, type SqlRunner, type TrackedTableName } from './ledger';
 
 /** As many as one inbound push can create (a stock list of 10,000 entries). */
 export const MAX_IDS_PER_ACK = 10_000;
@@ -118,11 +118,11 @@ export async function acknowledgeOne(
   db: SqlRunner,
   table: TrackedTableName,
   label: string,
-  reader: string,
+  reader: FeedReader,
   item: AckItem,
 ): Promise<{ id: number; external_id: string | null }> {
   if (item.revision != null && item.revision < 1) throw validationFailed([{ field: 'revision', message: 'Must be at least 1' }]);
-  const outcome = await acknowledge(db, table, reader, [item]);
+  const outcome = await ledgerTransaction(db, reader, (tx) => acknowledge(tx, table, reader, [item]));
   if (outcome.notFound.length > 0) throw notFound(label, item.id);
   refuseFutureRevisions(outcome, () => 'revision');
   if (outcome.notListed.length > 0) {
@@ -142,7 +142,7 @@ export async function acknowledgeOne(
 export async function acknowledgeMany(
   prisma: PrismaClient,
   table: TrackedTableName,
-  reader: string,
+  reader: FeedReader,
   args: { ids?: readonly number[] | null | undefined; items?: readonly AckItem[] | null | undefined },
 ): Promise<BatchAckResultShape> {
   if ((args.ids == null) === (args.items == null)) {
@@ -160,7 +160,7 @@ export async function acknowledgeMany(
     item.revision != null && item.revision < 1 ? [{ field: `items[${i}].revision`, message: 'Must be at least 1' }] : [],
   );
   if (badRevisions.length > 0) throw validationFailed(badRevisions);
-  const outcome = await acknowledge(prisma, table, reader, uniqueById(items));
+  const outcome = await ledgerTransaction(prisma, reader, (tx) => acknowledge(tx, table, reader, uniqueById(items)));
   refuseFutureRevisions(outcome, (id, revision) => `items[${items.findIndex((i) => i.id === id && i.revision === revision)}].revision`);
   return {
     success: true,
@@ -168,6 +168,15 @@ export async function acknowledgeMany(
     notFound: outcome.notFound,
     notListed: outcome.notListed,
   };
+}
+
+/**
+ * Where an acknowledgement runs: channel default's is one statement; another channel's takes a
+ * few in one transaction (channel-ledger.ts), opened here unless the caller is in one already.
+ */
+function ledgerTransaction<T>(db: SqlRunner | PrismaClient, reader: FeedReader, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+  if (reader.channelId === null || !('$transaction' in db)) return work(db);
+  return db.$transaction((tx) => work(tx));
 }
 
 /** One item per id; of two revisions for one id, the higher one (the reader processed it). */

@@ -6,7 +6,7 @@ import type { Role } from '../auth/roles';
 import type { EventHub } from '../events/hub';
 import type { PageShape } from '../changes/results';
 import { fetchPage, type PageArgs } from '../changes/page';
-import type { AckItem } from '../changes/ledger';
+import type { AckItem, FeedReader } from '../changes/ledger';
 import { KEYED_ENTITIES, type KeyedEntity } from '../changes/tracked-entities';
 import { capitalize } from '../changes/tracked-entity';
 import { acknowledgeOne } from '../changes/tracked.service';
@@ -168,7 +168,7 @@ export async function acknowledgeUpdate(
   prisma: PrismaClient,
   entityType: AckEntityType,
   item: AckItem,
-  caller: { reader: string; name: string },
+  caller: { reader: FeedReader; name: string },
   note?: string | null | undefined,
 ): Promise<{ success: true; acknowledged: number; resolvedFailures: number }> {
   const { id } = item;

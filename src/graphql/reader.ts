@@ -1,20 +1,23 @@
+import type { FeedListing, FeedReader } from '../changes/ledger';
 import { AppError } from '../errors/app-error';
 import type { RequestContext } from './context';
 
 /**
- * Who reads a change list and acknowledges it: the API token or admin session of the request.
+ * Who reads a change list and acknowledges it: the API token or admin session of the request, on
+ * its channel.
  * Listings are remembered per reader so that one client's acknowledgement never covers what
  * only another client was shown.
  */
-export function readerOf(ctx: Pick<RequestContext, 'auth'>): string {
+export function readerOf(ctx: Pick<RequestContext, 'auth'>): FeedReader {
   if (!ctx.auth) throw new AppError('UNAUTHENTICATED', 'A bearer token is required');
-  return ctx.auth.key;
+  return { key: ctx.auth.key, channelId: ctx.auth.channelId };
 }
 
 /**
  * Who a change list marks as shown: the reader, except for a viewer's token, whose reads are never
  * listings (ADR 0044): a dashboard polling the feed must not widen what the webshop's ack covers.
  */
-export function listingReaderOf(ctx: Pick<RequestContext, 'auth'>): string | null {
-  return ctx.auth?.role === 'viewer' ? null : readerOf(ctx);
+export function listingReaderOf(ctx: Pick<RequestContext, 'auth'>): FeedListing {
+  const reader = readerOf(ctx);
+  return ctx.auth?.role === 'viewer' ? { key: null, channelId: reader.channelId } : reader;
 }

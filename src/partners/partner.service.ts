@@ -1,3 +1,4 @@
+import type { FeedListing } from '../changes/ledger';
 import type { Partner, PartnerType, PrismaClient } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { PageShape, SyncErrorShape, SyncResultShape } from '../changes/results';
@@ -95,7 +96,7 @@ async function resolveParentIds(tx: SqlRunner, externalIds: string[]): Promise<v
        FROM resolved r WHERE c.id = r.id AND c.parent_id IS DISTINCT FROM r.parent_id`;
 }
 
-export function listUpdatedPartners(db: ChangeListSource, reader: string | null, args: PageArgs): Promise<PageShape<Partner>> {
+export function listUpdatedPartners(db: ChangeListSource, reader: FeedListing, args: PageArgs): Promise<PageShape<Partner>> {
   return changeListPage(db, 'partners', reader, args);
 }
 

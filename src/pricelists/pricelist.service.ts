@@ -1,3 +1,4 @@
+import type { FeedListing } from '../changes/ledger';
 import type { PriceItem, PrismaClient } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { PageShape } from '../changes/results';
@@ -83,7 +84,7 @@ export async function upsertPriceItems(
 }
 
 /** Price items whose price or dates changed, oldest change first; remembered for the ack. */
-export function listUpdatedPriceItems(db: ChangeListSource, reader: string | null, args: PageArgs): Promise<PageShape<PriceItem>> {
+export function listUpdatedPriceItems(db: ChangeListSource, reader: FeedListing, args: PageArgs): Promise<PageShape<PriceItem>> {
   return changeListPage(db, 'price_items', reader, args);
 }
 

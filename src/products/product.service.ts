@@ -1,3 +1,4 @@
+import type { FeedListing } from '../changes/ledger';
 import type { PrismaClient, Product } from '../generated/prisma/client';
 import type { PageShape, SyncResultShape } from '../changes/results';
 import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type PageArgs } from '../changes/page';
@@ -68,6 +69,6 @@ export function listProducts(prisma: PrismaClient, filter: ProductFilter, args: 
 }
 
 /** Products with pending changes, oldest change first; the page is remembered for the ack. */
-export function listUpdatedProducts(db: ChangeListSource, reader: string | null, args: PageArgs): Promise<PageShape<Product>> {
+export function listUpdatedProducts(db: ChangeListSource, reader: FeedListing, args: PageArgs): Promise<PageShape<Product>> {
   return changeListPage(db, 'products', reader, args);
 }

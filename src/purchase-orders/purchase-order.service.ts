@@ -1,3 +1,4 @@
+import type { FeedListing } from '../changes/ledger';
 import type { PrismaClient, PurchaseOrder } from '../generated/prisma/client';
 import type { PageShape, SyncResultShape } from '../changes/results';
 import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type PageArgs } from '../changes/page';
@@ -80,7 +81,7 @@ export async function syncPurchaseOrders(
   return syncResult(indexed, errors, { argName: 'purchase_orders', dryRun });
 }
 
-export function listUpdatedPurchaseOrders(db: ChangeListSource, reader: string | null, args: PageArgs): Promise<PageShape<PurchaseOrder>> {
+export function listUpdatedPurchaseOrders(db: ChangeListSource, reader: FeedListing, args: PageArgs): Promise<PageShape<PurchaseOrder>> {
   return changeListPage(db, 'purchase_orders', reader, args);
 }
 

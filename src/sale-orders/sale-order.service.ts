@@ -1,3 +1,4 @@
+import type { FeedListing } from '../changes/ledger';
 import type { PrismaClient, SaleOrder } from '../generated/prisma/client';
 import type { PageShape, SyncResultShape } from '../changes/results';
 import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type PageArgs } from '../changes/page';
@@ -47,7 +48,7 @@ export type SaleOrderFilter = {
 /** Sale orders with pending changes, optionally of one direction; the page is remembered for the ack. */
 export function listUpdatedSaleOrders(
   db: ChangeListSource,
-  reader: string | null,
+  reader: FeedListing,
   args: PageArgs & { direction?: SaleOrderDirection | null | undefined },
 ): Promise<PageShape<SaleOrder>> {
   return changeListPage(db, 'sale_orders', reader, args, args.direction ? { direction: args.direction } : {});

@@ -1,3 +1,4 @@
+import type { FeedListing } from '../changes/ledger';
 import type { PrismaClient, Stock } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
 import type { PageShape, SyncResultShape } from '../changes/results';
@@ -240,7 +241,7 @@ async function upsertStocks(tx: SqlRunner, shape: Shape, entries: string, stamp:
 }
 
 /** Entries whose quantity changed since their last acknowledgement (the delta query). */
-export function listChangedStocks(db: ChangeListSource, reader: string | null, args: PageArgs): Promise<PageShape<Stock>> {
+export function listChangedStocks(db: ChangeListSource, reader: FeedListing, args: PageArgs): Promise<PageShape<Stock>> {
   return changeListPage(db, 'stocks', reader, args);
 }
 

@@ -1,7 +1,7 @@
 import type { AuthInfo } from '../../src/auth/auth-info';
 import { createTokenCache } from '../../src/auth/token-cache';
 
-const caller: AuthInfo = { key: 'token:abc', name: 'shop', role: 'integration', tokenHash: 'abc' };
+const caller: AuthInfo = { key: 'token:abc', name: 'shop', role: 'integration', channelId: null, tokenHash: 'abc' };
 
 /** A lookup the test answers when it wants: what a database lookup under load looks like. */
 function deferredLoad() {

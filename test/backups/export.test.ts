@@ -18,7 +18,7 @@ import { runCli } from '../support/process';
 /** Needs a PostgreSQL server to export to, as the other PostgreSQL tests (TEST_DATABASE_URL). */
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-const READER = 'token:export-test-reader';
+const READER = { key: 'token:export-test-reader', channelId: null };
 
 async function counts(store: Pick<Store, 'sql'>): Promise<Record<string, number>> {
   const { rows } = await store.sql.query<{ name: string }>(

@@ -85,7 +85,7 @@ describe.each(backends)('the acknowledgement ledger on %s', (backend) => {
           truth.set(c.externalId, mergeFields(truth.get(c.externalId) ?? {}, c.fields));
         };
         const runList = async (c: List, raced = false) => {
-          const page = await listUpdatedProducts(db, c.reader, { limit: c.limit });
+          const page = await listUpdatedProducts(db, { key: c.reader, channelId: null }, { limit: c.limit });
           lastListed.set(
             c.reader,
             page.payload.map((p) => ({
@@ -108,7 +108,7 @@ describe.each(backends)('the acknowledgement ledger on %s', (backend) => {
             const result = await acknowledgeMany(
               db.prisma,
               'products',
-              c.reader,
+              { key: c.reader, channelId: null },
               c.withRevision ? { items: picked.map((p) => ({ id: p.id, revision: p.revision })) } : { ids: picked.map((p) => p.id) },
             );
             // A listing skips marking rows a push holds locked: such an ack by id covers nothing.

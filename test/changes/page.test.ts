@@ -15,7 +15,7 @@ import { backends, openTestDatabase, type TestDatabase } from '../support/databa
  * The change lists read with one hand-written statement; what they hand to GraphQL must be
  * exactly what Prisma would have returned for the same rows, on every tracked table.
  */
-const READER = 'token:pages-test';
+const READER = { key: 'token:pages-test', channelId: null };
 const camelCase = (column: string) => column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
 describe.each(backends)('change list pages on %s', (backend) => {
@@ -77,13 +77,13 @@ describe.each(backends)('change list pages on %s', (backend) => {
       expect(before.length).toBeGreaterThan(0);
       const page = await changeListPage(db, table, READER, { limit: 500 });
       // The fields the change record shows, as Prisma reads them; not the ledger's own.
-      const fields = ['id', 'revision', 'updatedAt', ...entityOfTable(table).changeColumns.map(camelCase)];
+      const fields = ['id', 'revision', 'updatedAt', 'ackedRevision', ...entityOfTable(table).changeColumns.map(camelCase)];
       const shown = (rows: Array<{ id: number }>) =>
         rows.map((row) => Object.fromEntries(fields.map((f) => [f, (row as Record<string, unknown>)[f]])));
       expect(page.payload).toEqual(shown(before));
       expect(page.meta).toEqual({ total: before.length, limit: 500, offset: 0 });
       const after = (await prismaRows[table]()) as unknown as Array<{ revision: number; listedRevisions: Record<string, number> }>;
-      expect(after.every((r) => r.listedRevisions[READER] === r.revision)).toBe(true);
+      expect(after.every((r) => r.listedRevisions[READER.key] === r.revision)).toBe(true);
       expect(after.every((r) => Object.keys(r.listedRevisions).length === 1)).toBe(true);
     },
   );

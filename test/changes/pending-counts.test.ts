@@ -15,7 +15,7 @@ import { backends, openTestDatabase, type TestDatabase } from '../support/databa
  * The pending counts (ADR 0030) are kept by triggers on every write: after each write path, and
  * after any mix of them at once, sum(delta) per table and scope equals count(*) WHERE pending.
  */
-const READER = 'token:pending-counts';
+const READER = { key: 'token:pending-counts', channelId: null };
 const TABLES: TrackedTableName[] = ['products', 'partners', 'sale_orders', 'price_items', 'stocks', 'purchase_orders'];
 
 type Counts = Record<string, number>;
@@ -156,7 +156,7 @@ describe.each(backends)('pending counts on %s', (backend) => {
 
   it('stay exact under concurrent pushes, polls, acknowledgements, a resync and compaction', async () => {
     const { prisma } = db;
-    const readers = ['token:a', 'token:b', 'token:c'];
+    const readers = ['token:a', 'token:b', 'token:c'].map((key) => ({ key, channelId: null }));
     // The rows the pushes contend for exist first (concurrent inserts of one new external id are
     // retried a few times by the push; contention on updates is what this test is about), and each
     // round also creates rows of its own.
@@ -202,7 +202,7 @@ describe.each(backends)('pending counts on %s', (backend) => {
         ),
       );
     };
-    const pollAndAck = async (reader: string, round: number) => {
+    const pollAndAck = async (reader: { key: string; channelId: null }, round: number) => {
       for (const table of ['products', 'sale_orders', 'price_items'] as const) {
         const page = await changeListPage<{ id: number; revision: number }>(db, table, reader, { limit: 25, offset: round % 2 });
         expect(page.meta.total).toBeGreaterThanOrEqual(page.payload.length);

@@ -1,0 +1,167 @@
+-- AlterTable
+ALTER TABLE "api_tokens" ADD COLUMN     "channel_id" INTEGER;
+
+-- CreateTable
+CREATE TABLE "channels" (
+    "id" SERIAL NOT NULL,
+    "name" TEXT NOT NULL,
+    "started_from" TEXT NOT NULL,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "channels_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "channel_cursors" (
+    "channel_id" INTEGER NOT NULL,
+    "table_name" TEXT NOT NULL,
+    "stamp" TIMESTAMPTZ(3) NOT NULL,
+    "record_id" INTEGER NOT NULL,
+
+    CONSTRAINT "channel_cursors_pkey" PRIMARY KEY ("channel_id","table_name")
+);
+
+-- CreateTable
+CREATE TABLE "channel_acks" (
+    "channel_id" INTEGER NOT NULL,
+    "table_name" TEXT NOT NULL,
+    "record_id" INTEGER NOT NULL,
+    "acked_revision" INTEGER NOT NULL,
+
+    CONSTRAINT "channel_acks_pkey" PRIMARY KEY ("channel_id","table_name","record_id")
+);
+
+-- CreateTable
+CREATE TABLE "channel_pending_deltas" (
+    "id" BIGSERIAL NOT NULL,
+    "channel_id" INTEGER NOT NULL,
+    "table_name" TEXT NOT NULL,
+    "scope" TEXT NOT NULL DEFAULT '',
+    "delta" BIGINT NOT NULL,
+
+    CONSTRAINT "channel_pending_deltas_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "channels_name_key" ON "channels"("name");
+
+-- CreateIndex
+CREATE INDEX "channel_acks_table_name_record_id_idx" ON "channel_acks"("table_name", "record_id");
+
+-- CreateIndex
+CREATE INDEX "channel_pending_deltas_channel_id_table_name_scope_idx" ON "channel_pending_deltas"("channel_id", "table_name", "scope");
+
+-- CreateIndex
+CREATE INDEX "api_tokens_channel_id_idx" ON "api_tokens"("channel_id");
+
+-- CreateIndex
+CREATE INDEX "partners_updated_at_id_idx" ON "partners"("updated_at", "id");
+
+-- CreateIndex
+CREATE INDEX "price_items_updated_at_id_idx" ON "price_items"("updated_at", "id");
+
+-- CreateIndex
+CREATE INDEX "purchase_orders_updated_at_id_idx" ON "purchase_orders"("updated_at", "id");
+
+-- CreateIndex
+CREATE INDEX "sale_orders_updated_at_id_idx" ON "sale_orders"("updated_at", "id");
+
+-- CreateIndex
+CREATE INDEX "stocks_updated_at_id_idx" ON "stocks"("updated_at", "id");
+
+-- AddForeignKey
+ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_channel_id_fkey" FOREIGN KEY ("channel_id") REFERENCES "channels"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "channel_cursors" ADD CONSTRAINT "channel_cursors_channel_id_fkey" FOREIGN KEY ("channel_id") REFERENCES "channels"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "channel_acks" ADD CONSTRAINT "channel_acks_channel_id_fkey" FOREIGN KEY ("channel_id") REFERENCES "channels"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "channel_pending_deltas" ADD CONSTRAINT "channel_pending_deltas_channel_id_fkey" FOREIGN KEY ("channel_id") REFERENCES "channels"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- Channel pending counts (ADR 0045), kept like channel default's (ADR 0030): each statement that
+-- writes a tracked table appends, per channel and scope, the net change of the rows pending for that
+-- channel. A row is pending for channel c when it lies above c's cursor in (updated_at, id) order and
+-- c has not acknowledged its current revision. No acknowledgement ever covers a revision that did
+-- not exist when it was written, so a row whose revision moved is pending for every channel whose
+-- cursor it lies above (all of them: its new stamp is beyond every committed row), and only rows
+-- above a cursor before the statement need a look at channel_acks. An update that moves no revision
+-- (a listing mark, channel default's acknowledgement) changes no channel's pending rows: the
+-- revision sums tell it apart without a join. TG_ARGV[0] is the SQL of a row r's scope.
+CREATE FUNCTION channel_pending_delta() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  scope text := COALESCE(TG_ARGV[0], $s$''::text$s$);
+  was_pending text := format(
+    $q$CASE WHEN (o.updated_at, o.id) <= (c.stamp, c.record_id) THEN 0
+            WHEN EXISTS (SELECT 1 FROM channel_acks AS a WHERE a.channel_id = c.channel_id AND a.table_name = %1$L
+                                                      AND a.record_id = o.id AND a.acked_revision >= o.revision) THEN 0
+            ELSE 1 END$q$, TG_TABLE_NAME);
+  changes text;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM channel_cursors WHERE table_name = TG_TABLE_NAME) THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP = 'INSERT' THEN
+    changes := format('SELECT c.channel_id, %s AS scope, 1 AS n FROM new_rows AS r JOIN cursors AS c
+                        ON (r.updated_at, r.id) > (c.stamp, c.record_id)', scope);
+  ELSIF TG_OP = 'UPDATE' THEN
+    IF (SELECT sum(revision) FROM new_rows) IS NOT DISTINCT FROM (SELECT sum(revision) FROM old_rows) THEN
+      RETURN NULL;
+    END IF;
+    changes := format('SELECT c.channel_id, %1$s AS scope, 1 AS n FROM old_rows AS o JOIN new_rows AS r ON r.id = o.id AND r.revision <> o.revision
+                         JOIN cursors AS c ON (r.updated_at, r.id) > (c.stamp, c.record_id)
+                       UNION ALL
+                       SELECT c.channel_id, %2$s, -(%3$s) FROM old_rows AS o JOIN new_rows AS r ON r.id = o.id AND r.revision <> o.revision
+                         CROSS JOIN cursors AS c',
+                      scope, replace(scope, 'r.', 'o.'), was_pending);
+  ELSE
+    DELETE FROM channel_acks WHERE table_name = TG_TABLE_NAME AND record_id IN (SELECT id FROM old_rows);
+    -- The acknowledgements are gone now, so every deleted row above a cursor counted as pending.
+    changes := format('SELECT c.channel_id, %s AS scope, -1 AS n FROM old_rows AS o JOIN cursors AS c
+                        ON (o.updated_at, o.id) > (c.stamp, c.record_id)', replace(scope, 'r.', 'o.'));
+  END IF;
+  EXECUTE format('WITH cursors AS MATERIALIZED (SELECT * FROM channel_cursors WHERE table_name = %1$L)
+                  INSERT INTO channel_pending_deltas (channel_id, table_name, scope, delta)
+                  SELECT d.channel_id, %1$L, d.scope, sum(d.n) FROM (%2$s) AS d
+                   GROUP BY d.channel_id, d.scope HAVING sum(d.n) <> 0', TG_TABLE_NAME, changes);
+  RETURN NULL;
+END $$;
+
+CREATE FUNCTION channel_pending_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM channel_pending_deltas WHERE table_name = TG_TABLE_NAME::text;
+  DELETE FROM channel_acks WHERE table_name = TG_TABLE_NAME::text;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER products_channel_pending_insert AFTER INSERT ON products REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER products_channel_pending_update AFTER UPDATE ON products REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER products_channel_pending_delete AFTER DELETE ON products REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER products_channel_pending_truncate AFTER TRUNCATE ON products FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_truncated();
+
+CREATE TRIGGER partners_channel_pending_insert AFTER INSERT ON partners REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER partners_channel_pending_update AFTER UPDATE ON partners REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER partners_channel_pending_delete AFTER DELETE ON partners REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER partners_channel_pending_truncate AFTER TRUNCATE ON partners FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_truncated();
+
+CREATE TRIGGER price_items_channel_pending_insert AFTER INSERT ON price_items REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER price_items_channel_pending_update AFTER UPDATE ON price_items REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER price_items_channel_pending_delete AFTER DELETE ON price_items REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER price_items_channel_pending_truncate AFTER TRUNCATE ON price_items FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_truncated();
+
+CREATE TRIGGER stocks_channel_pending_insert AFTER INSERT ON stocks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER stocks_channel_pending_update AFTER UPDATE ON stocks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER stocks_channel_pending_delete AFTER DELETE ON stocks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER stocks_channel_pending_truncate AFTER TRUNCATE ON stocks FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_truncated();
+
+CREATE TRIGGER purchase_orders_channel_pending_insert AFTER INSERT ON purchase_orders REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER purchase_orders_channel_pending_update AFTER UPDATE ON purchase_orders REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER purchase_orders_channel_pending_delete AFTER DELETE ON purchase_orders REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta();
+CREATE TRIGGER purchase_orders_channel_pending_truncate AFTER TRUNCATE ON purchase_orders FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_truncated();
+
+CREATE TRIGGER sale_orders_channel_pending_insert AFTER INSERT ON sale_orders REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta('r.direction::text');
+CREATE TRIGGER sale_orders_channel_pending_update AFTER UPDATE ON sale_orders REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta('r.direction::text');
+CREATE TRIGGER sale_orders_channel_pending_delete AFTER DELETE ON sale_orders REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_delta('r.direction::text');
+CREATE TRIGGER sale_orders_channel_pending_truncate AFTER TRUNCATE ON sale_orders FOR EACH STATEMENT EXECUTE FUNCTION channel_pending_truncated();

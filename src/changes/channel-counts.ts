@@ -1,0 +1,51 @@
+import type { SqlRunner } from './ledger';
+import { scopeColumnOf } from './pending-counts';
+import type { TrackedTableName } from './tracked-entities';
+
+/**
+ * Pending counts of the channels other than default (ADR 0045), kept as channel default's are
+ * (ADR 0030): the tracked tables' triggers and the channels' acknowledgements append deltas to
+ * `channel_pending_deltas`, so sum(delta) per channel, table and scope is the exact count in every
+ * snapshot, read in O(1) after compaction.
+ */
+
+/**
+ * SQL of a channel's pending count of `table` (restricted to `filter`) as a scalar subquery, when
+ * the counters can answer it (no filter, or one on the scope column); undefined otherwise.
+ * `channel` and `placeholder` name parameters.
+ */
+export function channelPendingCountSql(
+  table: TrackedTableName,
+  channel: string,
+  filter: Record<string, string>,
+  placeholder: (column: string) => string,
+): string | undefined {
+  const columns = Object.keys(filter);
+  if (columns.length > 1 || (columns.length === 1 && columns[0] !== scopeColumnOf(table))) return undefined;
+  const scope = columns.length === 1 ? ` AND scope = ${placeholder(columns[0]!)}::text` : '';
+  return `(SELECT COALESCE(sum(delta), 0)::int FROM channel_pending_deltas WHERE channel_id = ${channel} AND table_name = '${table}'${scope})`;
+}
+
+/** Records pending per channel and table, for every channel other than default (metrics, console). */
+export async function countPendingByChannel(
+  db: SqlRunner,
+): Promise<Array<{ channel_id: number; table_name: TrackedTableName; n: number }>> {
+  return db.$queryRaw`
+    SELECT channel_id, table_name, sum(delta)::int AS n FROM channel_pending_deltas GROUP BY channel_id, table_name`;
+}
+
+/** Folds the channels' deltas into one row per key; the same reasoning as compactPendingCounts. */
+export async function compactChannelPendingCounts(db: SqlRunner): Promise<number> {
+  const rows = await db.$queryRaw<Array<{ folded: number }>>`
+    WITH gone AS (
+       DELETE FROM channel_pending_deltas
+        WHERE (SELECT count(*) FROM channel_pending_deltas)
+              > (SELECT count(DISTINCT (channel_id, table_name, scope)) FROM channel_pending_deltas)
+       RETURNING channel_id, table_name, scope, delta
+     ), folded AS (
+       INSERT INTO channel_pending_deltas (channel_id, table_name, scope, delta)
+       SELECT channel_id, table_name, scope, sum(delta) FROM gone GROUP BY channel_id, table_name, scope HAVING sum(delta) <> 0
+     )
+     SELECT count(*)::int AS folded FROM gone`;
+  return rows[0]?.folded ?? 0;
+}

@@ -1,0 +1,109 @@
+import { entityOfTable, trackedTable, type TrackedTableName } from './tracked-entities';
+import type { AckItem, AckOutcome, SqlRunner } from './ledger';
+
+/**
+ * The ledger of a channel other than `default` (ADR 0045): a cursor per table in (updated_at, id)
+ * order, at or below which the channel has acknowledged every record at its current revision, and
+ * `channel_acks`, the revision of each record the channel last acknowledged. A record is pending
+ * for the channel when it lies above the cursor and its revision is above the acknowledged one.
+ * A push writes nothing here: its new stamp puts the record above every cursor, and the revision it
+ * moves to is above every acknowledgement. Channel default stays the records' own columns
+ * (ledger.ts); the same rules hold within each channel.
+ */
+
+/** The SQL of a table's scope (what its change list may be filtered by and is counted per). */
+export function scopeSql(table: TrackedTableName, alias: string): string {
+  const entity = entityOfTable(table);
+  return 'scopeColumn' in entity ? `${alias}."${entity.scopeColumn}"::text` : `''::text`;
+}
+
+/** `(t.updated_at, t.id)` lies above the channel's cursor (`$channel` names its parameter). */
+export function aboveCursorSql(table: TrackedTableName, alias: string, channel: string): string {
+  const cursor = `FROM channel_cursors WHERE channel_id = ${channel} AND table_name = '${table}'`;
+  return `(${alias}.updated_at, ${alias}.id) > ((SELECT stamp ${cursor}), (SELECT record_id ${cursor}))`;
+}
+
+/** Joins the channel's acknowledgement of each row as `a` (`$channel` names its parameter). */
+export function channelAckJoinSql(table: TrackedTableName, alias: string, channel: string): string {
+  return `LEFT JOIN channel_acks AS a ON a.channel_id = ${channel} AND a.table_name = '${table}' AND a.record_id = ${alias}.id`;
+}
+
+/** Rows the cursor advance looks at per acknowledgement; a longer run is passed by the next one. */
+const CURSOR_STEP = 5_000;
+
+/**
+ * Acknowledges items for a reader on `channelId`: the same claims as channel default (the revision
+ * named, else the revision last listed to this reader; never beyond the current one), written to
+ * channel_acks. Must run inside a transaction: acknowledgements of one channel take turns (an
+ * advisory lock), so each one's count of records it took out of pending reads the last one's rows.
+ * Rows are share-locked in id order, so a push of the same records waits for it (and it for them).
+ */
+export async function acknowledgeOnChannel(
+  tx: SqlRunner,
+  table: TrackedTableName,
+  reader: { key: string; channelId: number },
+  items: readonly AckItem[],
+  outcome: AckOutcome,
+): Promise<void> {
+  const { keyed } = entityOfTable(table);
+  const externalId = keyed ? 'l.external_id' : 'NULL::text';
+  const payload = JSON.stringify(items.map((i) => ({ id: i.id, revision: i.revision ?? null })));
+  await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext('channel_acks'), $1::int)::text`, reader.channelId);
+  const rows = await tx.$queryRawUnsafe<Array<{ id: number; external_id: string | null }>>(
+    `WITH v AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int)),
+     locked AS MATERIALIZED (
+       SELECT t.id, t.revision, t.updated_at, ${keyed ? 't.external_id,' : ''} ${scopeSql(table, 't')} AS scope,
+              (t.listed_revisions ->> $2::text)::int AS listed
+         FROM ${trackedTable(table)} AS t WHERE t.id IN (SELECT id FROM v) ORDER BY t.id FOR SHARE
+     ),
+     claims AS MATERIALIZED (
+       SELECT l.id, l.revision, l.scope, ${externalId} AS external_id, LEAST(l.revision, COALESCE(v.revision, l.listed)) AS covered,
+              ${aboveCursorSql(table, 'l', '$3::int')} AS above, a.acked_revision AS before
+         FROM v JOIN locked AS l ON l.id = v.id ${channelAckJoinSql(table, 'l', '$3::int')}
+        WHERE COALESCE(v.revision, l.listed) IS NOT NULL
+     ),
+     written AS (
+       INSERT INTO channel_acks (channel_id, table_name, record_id, acked_revision)
+       SELECT $3::int, '${table}', id, covered FROM claims
+       ON CONFLICT (channel_id, table_name, record_id)
+       DO UPDATE SET acked_revision = GREATEST(channel_acks.acked_revision, EXCLUDED.acked_revision)
+     ),
+     counted AS (
+       INSERT INTO channel_pending_deltas (channel_id, table_name, scope, delta)
+       SELECT $3::int, '${table}', scope, -count(*) FROM claims
+        WHERE above AND COALESCE(before, 0) < revision AND GREATEST(before, covered) >= revision
+        GROUP BY scope
+     )
+     SELECT id, external_id FROM claims`,
+    payload,
+    reader.key,
+    reader.channelId,
+  );
+  outcome.acknowledged = rows;
+  if (rows.length > 0) await advanceCursor(tx, table, reader.channelId);
+}
+
+/**
+ * Moves the channel's cursor over the records above it that the channel has acknowledged at their
+ * current revision, up to the first one still pending (at most CURSOR_STEP rows a time). Only
+ * committed rows are passed: a writer still running stamps beyond every committed row (ADR 0003),
+ * so its change lands above the new cursor.
+ */
+async function advanceCursor(tx: SqlRunner, table: TrackedTableName, channelId: number): Promise<void> {
+  await tx.$executeRawUnsafe(
+    `WITH scan AS MATERIALIZED (
+       SELECT t.updated_at, t.id, COALESCE(a.acked_revision >= t.revision, false) AS done,
+              row_number() OVER (ORDER BY t.updated_at, t.id) AS n
+         FROM (SELECT t.updated_at, t.id, t.revision FROM ${trackedTable(table)} AS t
+                WHERE ${aboveCursorSql(table, 't', '$1::int')} ORDER BY t.updated_at, t.id LIMIT ${CURSOR_STEP}) AS t
+         ${channelAckJoinSql(table, 't', '$1::int')}
+     ), passed AS (
+       SELECT updated_at, id FROM scan
+        WHERE n < COALESCE((SELECT min(n) FROM scan WHERE NOT done), ${CURSOR_STEP + 1})
+        ORDER BY n DESC LIMIT 1
+     )
+     UPDATE channel_cursors AS c SET stamp = passed.updated_at, record_id = passed.id
+       FROM passed WHERE c.channel_id = $1::int AND c.table_name = '${table}'`,
+    channelId,
+  );
+}

@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import type { PrismaClient } from '../generated/prisma/client';
+import { AppError, notFound, validationFailed } from '../errors/app-error';
+import { DEFAULT_CHANNEL } from '../auth/token.service';
+import { takeChangeClock } from '../changes/change-clock';
+import { scopeSql } from '../changes/channel-ledger';
+import type { SqlRunner } from '../changes/ledger';
+import { TRACKED_ENTITIES, TRACKED_TABLES, trackedTable, type TrackedTableName } from '../changes/tracked-entities';
+
+/**
+ * Channels (issue 31, ADR 0045): named consumers of the change feed, each with its own pending
+ * state. Channel `default` is the records' own ledger and always exists; every other channel has a
+ * row in `channels`, a cursor per tracked table and its acknowledgements (src/changes/channel-ledger.ts).
+ */
+
+export const CHANNEL_STARTS = ['now', 'all'] as const;
+export type ChannelStart = (typeof CHANNEL_STARTS)[number];
+
+/** A channel name: what a token is bound to and a URL segment, so plain. */
+export const channelName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, '1 to 63 characters: lower-case letters, digits, - and _, starting with a letter or digit');
+
+export type ChannelSummary = {
+  name: string;
+  /** now: started with nothing pending; all: every record pending as new. Null for default. */
+  startedFrom: ChannelStart | null;
+  createdAt: Date | null;
+  /** Names of the tokens bound to it that are not revoked. */
+  tokens: string[];
+};
+
+/**
+ * Writers that take more than one clock take them in this order (change-clock.ts); creating a
+ * channel takes them all, in the same order.
+ */
+const CLOCK_ORDER: readonly TrackedTableName[] = [
+  'products',
+  'price_items',
+  'purchase_orders',
+  ...TRACKED_TABLES.filter((t) => !['products', 'price_items', 'purchase_orders'].includes(t)),
+];
+
+/** The earliest position: a cursor there has every record above it. */
+const BEGINNING = new Date(0);
+
+/**
+ * Creates a channel. It holds every table's change clock while it starts, so no push is half way
+ * meanwhile: `now` sets each cursor at the newest committed record and records every record as
+ * acknowledged at its current revision (what later `changedFields` and `previous` are measured
+ * from); `all` starts the cursors at the beginning, so every record is pending for it as new.
+ * Pushes wait for the clocks until it commits (a second per few hundred thousand records).
+ */
+export async function createChannel(prisma: PrismaClient, name: string, from: ChannelStart = 'now'): Promise<ChannelSummary> {
+  const parsed = channelName.safeParse(name);
+  if (!parsed.success) throw validationFailed([{ field: 'name', message: parsed.error.issues[0]!.message }]);
+  if (!CHANNEL_STARTS.includes(from)) throw validationFailed([{ field: 'from', message: 'now or all' }]);
+  if (name === DEFAULT_CHANNEL || (await prisma.channel.findUnique({ where: { name } }))) {
+    throw new AppError('CONFLICT', `A channel named ${JSON.stringify(name)} already exists`);
+  }
+  const created = await prisma.$transaction(
+    async (tx) => {
+      const channel = await tx.channel.create({ data: { name, startedFrom: from } });
+      for (const table of CLOCK_ORDER) await takeChangeClock(tx, table);
+      for (const table of TRACKED_TABLES) await startCursor(tx, table, channel.id, from);
+      return channel;
+    },
+    { timeout: 10 * 60_000, maxWait: 60_000 },
+  );
+  return { name: created.name, startedFrom: from, createdAt: created.createdAt, tokens: [] };
+}
+
+async function startCursor(tx: SqlRunner, table: TrackedTableName, channelId: number, from: ChannelStart): Promise<void> {
+  if (from === 'all') {
+    await tx.$executeRawUnsafe(
+      `INSERT INTO channel_cursors (channel_id, table_name, stamp, record_id) VALUES ($1::int, '${table}', $2::timestamptz, 0)`,
+      channelId,
+      BEGINNING,
+    );
+    await tx.$executeRawUnsafe(
+      `INSERT INTO channel_pending_deltas (channel_id, table_name, scope, delta)
+       SELECT $1::int, '${table}', ${scopeSql(table, 't')}, count(*) FROM ${trackedTable(table)} AS t GROUP BY 3`,
+      channelId,
+    );
+    return;
+  }
+  await tx.$executeRawUnsafe(
+    `INSERT INTO channel_cursors (channel_id, table_name, stamp, record_id)
+     SELECT $1::int, '${table}', COALESCE(last.updated_at, $2::timestamptz), COALESCE(last.id, 0)
+       FROM (SELECT 1) AS one LEFT JOIN (SELECT updated_at, id FROM ${trackedTable(table)} ORDER BY updated_at DESC, id DESC LIMIT 1) AS last ON true`,
+    channelId,
+    BEGINNING,
+  );
+  await tx.$executeRawUnsafe(
+    `INSERT INTO channel_acks (channel_id, table_name, record_id, acked_revision)
+     SELECT $1::int, '${table}', id, revision FROM ${trackedTable(table)}`,
+    channelId,
+  );
+}
+
+/** Channel default first, then the others by name, each with its live tokens. */
+export async function listChannels(prisma: PrismaClient): Promise<ChannelSummary[]> {
+  const [channels, tokens] = await Promise.all([
+    prisma.channel.findMany({ orderBy: { name: 'asc' } }),
+    prisma.apiToken.findMany({ where: { revokedAt: null }, select: { name: true, channelId: true }, orderBy: { id: 'asc' } }),
+  ]);
+  const tokensOf = (id: number | null) => tokens.filter((t) => t.channelId === id).map((t) => t.name);
+  return [
+    { name: DEFAULT_CHANNEL, startedFrom: null, createdAt: null, tokens: tokensOf(null) },
+    ...channels.map((c) => ({ name: c.name, startedFrom: c.startedFrom as ChannelStart, createdAt: c.createdAt, tokens: tokensOf(c.id) })),
+  ];
+}
+
+/** The id of a channel other than default, or a 404. */
+export async function channelIdOf(prisma: PrismaClient, name: string): Promise<number> {
+  const row = await prisma.channel.findUnique({ where: { name } });
+  if (!row) throw notFound('Channel', name);
+  return row.id;
+}
+
+/**
+ * Deletes a channel: its cursors, acknowledgements and counts go with it, and the tokens bound to
+ * it are revoked in the same transaction (the caller ends their live streams). Channel default
+ * cannot be deleted.
+ */
+export async function deleteChannel(prisma: PrismaClient, name: string): Promise<ChannelSummary> {
+  if (name === DEFAULT_CHANNEL) throw new AppError('CONFLICT', 'Channel default always exists: it is the records’ own ledger');
+  return prisma.$transaction(
+    async (tx) => {
+      const channel = await tx.channel.findUnique({ where: { name } });
+      if (!channel) throw notFound('Channel', name);
+      const bound = await tx.apiToken.findMany({ where: { channelId: channel.id, revokedAt: null }, select: { name: true } });
+      await tx.apiToken.updateMany({ where: { channelId: channel.id, revokedAt: null }, data: { revokedAt: new Date() } });
+      await tx.channel.delete({ where: { id: channel.id } });
+      return { name, startedFrom: channel.startedFrom as ChannelStart, createdAt: channel.createdAt, tokens: bound.map((t) => t.name) };
+    },
+    { timeout: 10 * 60_000, maxWait: 60_000 },
+  );
+}
+
+/** Per entity type: records pending and the age in seconds of the oldest pending change. */
+export type ChannelLag = { entityType: string; pending: number; oldestPendingAgeSeconds: number | null };
+
+/**
+ * A channel's lag per entity type: the pending count (O(1), from the counters) and the oldest
+ * pending change, the first record of its change list (an index scan that stops at the first).
+ */
+export async function channelLag(db: SqlRunner, channelId: number | null): Promise<ChannelLag[]> {
+  const lags: ChannelLag[] = [];
+  for (const entity of TRACKED_ENTITIES) {
+    const table = entity.table;
+    const rows =
+      channelId === null
+        ? await db.$queryRawUnsafe<Array<{ pending: number; oldest: Date | null }>>(
+            `SELECT (SELECT COALESCE(sum(delta), 0)::int FROM pending_count_deltas WHERE table_name = '${table}') AS pending,
+                    (SELECT updated_at FROM ${trackedTable(table)} WHERE pending ORDER BY updated_at, id LIMIT 1) AS oldest`,
+          )
+        : await db.$queryRawUnsafe<Array<{ pending: number; oldest: Date | null }>>(
+            `SELECT (SELECT COALESCE(sum(delta), 0)::int FROM channel_pending_deltas WHERE channel_id = $1::int AND table_name = '${table}') AS pending,
+                    (SELECT t.updated_at FROM ${trackedTable(table)} AS t
+                       LEFT JOIN channel_acks AS a ON a.channel_id = $1::int AND a.table_name = '${table}' AND a.record_id = t.id
+                      WHERE (t.updated_at, t.id) > (SELECT stamp, record_id FROM channel_cursors WHERE channel_id = $1::int AND table_name = '${table}')
+                        AND (a.acked_revision IS NULL OR a.acked_revision < t.revision)
+                      ORDER BY t.updated_at, t.id LIMIT 1) AS oldest`,
+            channelId,
+          );
+    const { pending, oldest } = rows[0] ?? { pending: 0, oldest: null };
+    lags.push({
+      entityType: entity.entityType,
+      pending,
+      oldestPendingAgeSeconds: oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : null,
+    });
+  }
+  return lags;
+}

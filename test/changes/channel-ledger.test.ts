@@ -1,0 +1,205 @@
+import { createToken, verifyToken } from '../../src/auth/token.service';
+import { channelIdOf, channelLag, createChannel, deleteChannel, listChannels } from '../../src/channels/channel.service';
+import { compactPendingCounts } from '../../src/changes/pending-counts';
+import { compactChannelPendingCounts } from '../../src/changes/channel-counts';
+import { acknowledgeMany, acknowledgeOne } from '../../src/changes/tracked.service';
+import { listUpdatedProducts, syncProducts } from '../../src/products/product.service';
+import { listUpdatedSaleOrders, syncSaleOrders } from '../../src/sale-orders/sale-order.service';
+import { listChangedStocks, syncStocks } from '../../src/stocks/stock.service';
+import { previousValues } from '../../src/changes/tracked-fields';
+import { backends, openTestDatabase, type TestDatabase } from '../support/database';
+
+/** Channels (issue 31, ADR 0045): each its own pending state over one set of records. */
+describe.each(backends)('channels on %s', (backend) => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await openTestDatabase(backend);
+  });
+  afterAll(() => db?.close());
+
+  let round = 0;
+  /** A fresh pair of channels and readers on them, over an empty product table. */
+  async function twoShops(from: 'now' | 'all' = 'now') {
+    round++;
+    await db.prisma.product.deleteMany();
+    const a = { key: `token:a${round}`, channelId: await channelIdOf(db.prisma, (await createChannel(db.prisma, `a${round}`, from)).name) };
+    const b = { key: `token:b${round}`, channelId: await channelIdOf(db.prisma, (await createChannel(db.prisma, `b${round}`, from)).name) };
+    return { a, b };
+  }
+
+  const list = (reader: { key: string | null; channelId: number | null }) => listUpdatedProducts(db, reader, { limit: 500 });
+
+  it('keeps one pending state per channel: an ack on A leaves B as it was', async () => {
+    const { a, b } = await twoShops();
+    await syncProducts(db, [{ external_id: 'P1', name: 'Chair', price: 10 }], 'erp_sync');
+
+    const onA = await list(a);
+    const onB = await list(b);
+    expect(onA.meta.total).toBe(1);
+    expect(onB.meta.total).toBe(1);
+    expect(onA.payload[0]).toMatchObject({ externalId: 'P1', isNew: true, changedFields: ['name', 'price'] });
+    expect(onB.payload[0]).toEqual(onA.payload[0]);
+
+    await acknowledgeMany(db.prisma, 'products', a, { ids: [onA.payload[0]!.id] });
+    expect((await list(a)).meta).toMatchObject({ total: 0 });
+    expect((await list(a)).payload).toEqual([]);
+    const stillOnB = await list(b);
+    expect(stillOnB.meta.total).toBe(1);
+    expect(stillOnB.payload[0]).toEqual(onB.payload[0]);
+
+    await acknowledgeOne(db.prisma, 'products', 'Product', b, { id: onB.payload[0]!.id, revision: onB.payload[0]!.revision });
+    expect((await list(b)).meta.total).toBe(0);
+    expect((await list(a)).meta.total).toBe(0);
+
+    // A later change is pending for both, each measured from its own acknowledgement.
+    await syncProducts(db, [{ external_id: 'P1', price: 12 }], 'erp_sync');
+    for (const reader of [a, b]) {
+      const page = await list(reader);
+      expect(page.meta.total).toBe(1);
+      expect(page.payload[0]).toMatchObject({ isNew: false, changedFields: ['price'], revision: 2 });
+    }
+  });
+
+  it('tells changedFields and previous as each channel last acknowledged them', async () => {
+    const { a, b } = await twoShops();
+    await syncProducts(db, [{ external_id: 'P1', name: 'Chair', price: 10 }], 'erp_sync');
+    for (const reader of [a, b])
+      await acknowledgeMany(db.prisma, 'products', reader, { ids: (await list(reader)).payload.map((p) => p.id) });
+    await syncProducts(db, [{ external_id: 'P1', price: 11 }], 'erp_sync');
+    await acknowledgeMany(db.prisma, 'products', a, { ids: (await list(a)).payload.map((p) => p.id) });
+    await syncProducts(db, [{ external_id: 'P1', name: 'Armchair' }], 'erp_sync');
+
+    const [onA] = (await list(a)).payload;
+    const [onB] = (await list(b)).payload;
+    expect(onA).toMatchObject({ changedFields: ['name'] });
+    expect(onB).toMatchObject({ changedFields: ['name', 'price'] });
+    // previous is read by the GraphQL field from pendingValues and ackedRevision.
+    expect(previousValues(onA as never)).toEqual({ name: 'Chair' });
+    expect(previousValues(onB as never)).toEqual({ name: 'Chair', price: 10 });
+
+    // Channel default acknowledging everything keeps the values B still needs.
+    const onDefault = { key: 'token:default-shop', channelId: null };
+    await acknowledgeMany(db.prisma, 'products', onDefault, { ids: (await list(onDefault)).payload.map((p) => p.id) });
+    expect(previousValues((await list(b)).payload[0] as never)).toEqual({ name: 'Chair', price: 10 });
+  });
+
+  it('an ack by id covers what that token was listed on its channel, nothing newer', async () => {
+    const { a } = await twoShops();
+    await syncProducts(db, [{ external_id: 'P1', name: 'Chair' }], 'erp_sync');
+    const shown = await list(a);
+    await syncProducts(db, [{ external_id: 'P1', name: 'Stool' }], 'erp_sync');
+    const result = await acknowledgeMany(db.prisma, 'products', a, { ids: [shown.payload[0]!.id] });
+    expect(result.acknowledged).toBe(1);
+    const after = await list(a);
+    expect(after.meta.total).toBe(1);
+    expect(after.payload[0]).toMatchObject({ revision: 2, isNew: false, changedFields: ['name'] });
+    // Another token on the same channel was never listed it.
+    const other = { key: 'token:other', channelId: a.channelId };
+    expect((await acknowledgeMany(db.prisma, 'products', other, { ids: [shown.payload[0]!.id] })).notListed).toEqual([
+      shown.payload[0]!.id,
+    ]);
+  });
+
+  it('--from all hands out every current record as new; --from now none of them', async () => {
+    await db.prisma.product.deleteMany();
+    await syncProducts(
+      db,
+      [1, 2, 3].map((i) => ({ external_id: `F${i}`, name: `n${i}` })),
+      'erp_sync',
+    );
+    round++;
+    const all = { key: 'token:all', channelId: await channelIdOf(db.prisma, (await createChannel(db.prisma, `all${round}`, 'all')).name) };
+    const now = { key: 'token:now', channelId: await channelIdOf(db.prisma, (await createChannel(db.prisma, `now${round}`, 'now')).name) };
+    const everything = await list(all);
+    expect(everything.meta.total).toBe(3);
+    expect(everything.payload.map((p) => [p.externalId, p.isNew])).toEqual([
+      ['F1', true],
+      ['F2', true],
+      ['F3', true],
+    ]);
+    expect(await list(now)).toMatchObject({ payload: [], meta: { total: 0 } });
+    await syncProducts(db, [{ external_id: 'F2', name: 'changed' }], 'erp_sync');
+    expect((await list(now)).payload).toMatchObject([{ externalId: 'F2', isNew: false, changedFields: ['name'] }]);
+    expect((await list(all)).meta.total).toBe(3);
+  });
+
+  it('keeps exact counts per channel and scope through pushes, acks and compaction', async () => {
+    const { a, b } = await twoShops();
+    await db.prisma.saleOrder.deleteMany();
+    await syncProducts(
+      db,
+      Array.from({ length: 30 }, (_, i) => ({ external_id: `C${i}`, price: i })),
+      'erp_sync',
+    );
+    await acknowledgeMany(db.prisma, 'products', a, { ids: (await list(a)).payload.slice(0, 10).map((p) => p.id) });
+    await syncProducts(
+      db,
+      Array.from({ length: 15 }, (_, i) => ({ external_id: `C${i * 2}`, price: 100 + i })),
+      'erp_sync',
+    );
+    await compactPendingCounts(db.prisma);
+    await compactChannelPendingCounts(db.prisma);
+    for (const reader of [a, b]) {
+      const page = await list(reader);
+      expect(page.meta.total).toBe(page.payload.length);
+    }
+    expect((await list(a)).meta.total).toBe(25); // 20 never acked + 5 of the first 10 changed again
+    expect((await list(b)).meta.total).toBe(30);
+
+    const orders = await syncSaleOrders(
+      db,
+      [
+        { external_id: 'S1', direction: 'outbound', partner_external_id: 'X' },
+        { external_id: 'S2', direction: 'inbound', partner_external_id: 'X' },
+      ],
+      'erp_sync',
+    );
+    expect(orders.success).toBe(true);
+    const outbound = await listUpdatedSaleOrders(db, a, { limit: 10, direction: 'outbound' });
+    expect(outbound.meta.total).toBe(1);
+    await acknowledgeMany(db.prisma, 'sale_orders', a, { ids: outbound.payload.map((o) => o.id) });
+    expect((await listUpdatedSaleOrders(db, a, { limit: 10, direction: 'outbound' })).meta.total).toBe(0);
+    expect((await listUpdatedSaleOrders(db, a, { limit: 10, direction: 'inbound' })).meta.total).toBe(1);
+    expect((await listUpdatedSaleOrders(db, b, { limit: 10, direction: 'outbound' })).meta.total).toBe(1);
+  });
+
+  it('stock pushes count on every channel without a row per channel per record', async () => {
+    const { a, b } = await twoShops();
+    await db.prisma.stock.deleteMany();
+    const stocks = Array.from({ length: 50 }, (_, i) => ({ supplier_external_id: 'SUP', product_external_id: `SP${i}`, quantity: i }));
+    expect((await syncStocks(db, stocks)).success).toBe(true);
+    const acksBefore = await db.prisma.channelAck.count();
+    expect(
+      (
+        await syncStocks(
+          db,
+          stocks.map((s) => ({ ...s, quantity: s.quantity + 1 })),
+        )
+      ).success,
+    ).toBe(true);
+    expect(await db.prisma.channelAck.count()).toBe(acksBefore);
+    const page = await listChangedStocks(db, a, { limit: 500 });
+    expect(page.meta.total).toBe(50);
+    await acknowledgeMany(db.prisma, 'stocks', a, { ids: page.payload.map((s) => s.id) });
+    expect((await listChangedStocks(db, a, { limit: 500 })).meta.total).toBe(0);
+    expect((await listChangedStocks(db, b, { limit: 500 })).meta.total).toBe(50);
+    const lag = await channelLag(db.prisma, b.channelId);
+    expect(lag.find((l) => l.entityType === 'stock')).toMatchObject({ pending: 50 });
+    expect(lag.find((l) => l.entityType === 'stock')!.oldestPendingAgeSeconds).toBeGreaterThanOrEqual(0);
+  });
+
+  it('deleting a channel revokes its tokens; default cannot be deleted', async () => {
+    round++;
+    await createChannel(db.prisma, `gone${round}`);
+    const { token } = await createToken(db.prisma, `shop-gone${round}`, 'webshop', `gone${round}`);
+    expect((await verifyToken(db.prisma, token, { lastUsedResolutionMs: 60_000 }))?.channelId).toEqual(expect.any(Number));
+    expect((await listChannels(db.prisma)).find((c) => c.name === `gone${round}`)?.tokens).toEqual([`shop-gone${round}`]);
+    await deleteChannel(db.prisma, `gone${round}`);
+    expect(await verifyToken(db.prisma, token, { lastUsedResolutionMs: 60_000 })).toBeNull();
+    expect((await listChannels(db.prisma)).map((c) => c.name)).not.toContain(`gone${round}`);
+    await expect(deleteChannel(db.prisma, 'default')).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(createChannel(db.prisma, 'default')).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(createChannel(db.prisma, 'Bad Name')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(createToken(db.prisma, `erp-on-channel${round}`, 'erp', 'a1')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+});
