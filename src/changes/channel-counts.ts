@@ -1,6 +1,5 @@
 import type { SqlRunner } from './ledger';
-import { scopeColumnOf } from './pending-counts';
-import type { TrackedTableName } from './tracked-entities';
+import { scopeColumnOf, type TrackedTableName } from './tracked-entities';
 
 /**
  * Pending counts of the channels other than default (ADR 0045), kept as channel default's are

@@ -1,4 +1,4 @@
-import { entityOfTable, trackedTable, type TrackedTableName } from './tracked-entities';
+import { entityOfTable, scopeColumnOf, trackedTable, type TrackedTableName } from './tracked-entities';
 import type { AckItem, AckOutcome, SqlRunner } from './ledger';
 
 /**
@@ -13,8 +13,8 @@ import type { AckItem, AckOutcome, SqlRunner } from './ledger';
 
 /** The SQL of a table's scope (what its change list may be filtered by and is counted per). */
 export function scopeSql(table: TrackedTableName, alias: string): string {
-  const entity = entityOfTable(table);
-  return 'scopeColumn' in entity ? `${alias}."${entity.scopeColumn}"::text` : `''::text`;
+  const column = scopeColumnOf(table);
+  return column ? `${alias}."${column}"::text` : `''::text`;
 }
 
 /** `(t.updated_at, t.id)` lies above the channel's cursor (`$channel` names its parameter). */

@@ -16,9 +16,6 @@ const SCOPE_COLUMNS: Partial<Record<TrackedTableName, string>> = Object.fromEntr
   TRACKED_ENTITIES.flatMap((e) => ('scopeColumn' in e ? [[e.table, e.scopeColumn]] : [])),
 );
 
-/** The column `table`'s pending counts are kept per value of, if any (sale orders: direction). */
-export const scopeColumnOf = (table: TrackedTableName): string | undefined => SCOPE_COLUMNS[table];
-
 /**
  * SQL of the pending count of `table` (restricted to `filter`), as a scalar subquery, when the
  * counters can answer it: no filter, or a filter on the table's scope column alone. `placeholder`

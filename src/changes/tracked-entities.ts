@@ -37,3 +37,9 @@ export function trackedTable(name: TrackedTableName): string {
   if (!TRACKED_TABLES.includes(name)) throw new Error(`Not a tracked table: ${String(name)}`);
   return `"${name}"`;
 }
+
+/** The column `table`'s change list may be filtered by and its pending counts are kept per value of (sale orders: direction). */
+export function scopeColumnOf(table: TrackedTableName): string | undefined {
+  const entity = entityOfTable(table);
+  return 'scopeColumn' in entity ? entity.scopeColumn : undefined;
+}
