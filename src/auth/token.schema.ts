@@ -17,6 +17,7 @@ const ApiToken = builder.objectRef<TokenSummary>('ApiToken').implement({
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
     role: t.field({ type: TokenRoleEnum, resolve: (tok) => tok.role }),
+    channel: t.exposeString('channel', { description: 'The channel whose change feed it lists and acknowledges (ADR 0045).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
     revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
@@ -46,9 +47,13 @@ builder.mutationFields((t) => ({
     ...allow('admin'),
     type: CreatedToken,
     description: 'Admin only. The token is in the answer and nowhere else.',
-    args: { name: t.arg.string({ required: true }), role: t.arg({ type: TokenRoleEnum }) },
+    args: {
+      name: t.arg.string({ required: true }),
+      role: t.arg({ type: TokenRoleEnum }),
+      channel: t.arg.string({ description: 'webshop and viewer tokens only: the channel it reads (default: default).' }),
+    },
     resolve: (_root, args, ctx) => {
-      return createToken(ctx.prisma, args.name, args.role ?? 'integration');
+      return createToken(ctx.prisma, args.name, args.role ?? 'integration', args.channel ?? undefined);
     },
   }),
   revokeApiToken: t.field({

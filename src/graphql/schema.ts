@@ -16,6 +16,7 @@ import '../webhooks/webhook.schema';
 import '../webhooks/operational-events.schema';
 import '../accounts/account.schema';
 import '../auth/token.schema';
+import '../channels/channel.schema';
 import '../reconciliation/reconciliation.schema';
 import '../history/history.schema';
 import '../changes/pending-records.schema';

@@ -1,5 +1,6 @@
 import { productRoutes } from '../products/product.routes';
 import { accountRoutes } from '../accounts/account.routes';
+import { channelRoutes } from '../channels/channel.routes';
 import { failureRoutes } from '../failures/failure.routes';
 import { historyRoutes } from '../history/history.routes';
 import { partnerRoutes } from '../partners/partner.routes';
@@ -25,5 +26,6 @@ export const restRoutes: readonly RestRoute[] = [
   ...failureRoutes,
   ...queueRoutes,
   ...webhookRoutes,
+  ...channelRoutes,
   ...accountRoutes,
 ];

@@ -978,6 +978,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List channels with their tokens and lag
+         * @description Admin only. A channel is a consumer of the change feed with its own pending state: a change is pending for every channel until that channel acknowledges it, and an acknowledgement on one channel never changes what is pending on another. Channel `default` always exists and is what every install without channels uses. A webshop token is bound to one channel (`token create --role webshop --channel NAME`); its change lists, lookups and acknowledgements act on that channel only. Each channel lists its live tokens and, per entity type, the pending count and the age of the oldest pending change.
+         *
+         *     Roles: admin.
+         */
+        get: operations["channels"];
+        put?: never;
+        /**
+         * Create a channel
+         * @description Admin only. A channel is a consumer of the change feed with its own pending state: a change is pending for every channel until that channel acknowledges it, and an acknowledgement on one channel never changes what is pending on another. Channel `default` always exists and is what every install without channels uses. A webshop token is bound to one channel (`token create --role webshop --channel NAME`); its change lists, lookups and acknowledgements act on that channel only. Body `{"name": "b2b-portal", "from": "now" | "all"}`: from `now` (default) nothing is pending for the new channel and it receives every later change; from `all` every current record is pending for it as new (isNew true, all fields), a full initial sync. Pushes wait while it starts. 409 when the name is taken (`default` always is); 400 for a name other than lower-case letters, digits, - and _ (at most 63).
+         *
+         *     Roles: admin.
+         */
+        post: operations["createChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/channels/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a channel and revoke its tokens
+         * @description Admin only. Removes the channel with its pending state and revokes every token bound to it (their live subscriptions end). 404 when there is no such channel; 409 for `default`, which always exists. Answers the channel as it was.
+         *
+         *     Roles: admin.
+         */
+        delete: operations["deleteChannel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -1234,6 +1284,44 @@ export interface components {
             notListed: number[];
             success: boolean;
         };
+        /** @description A consumer of the change feed with its own pending state (ADR 0045): an acknowledgement on one channel never changes what is pending on another. Channel default always exists; webshop tokens are bound to one channel. */
+        Channel: {
+            /**
+             * Format: date-time
+             * @description Null for channel default.
+             * @example 2026-11-22T08:30:00.000Z
+             */
+            createdAt: string | null;
+            /** @description Pending records and the oldest pending change, per entity type. */
+            lag: components["schemas"]["ChannelLag"][];
+            name: string;
+            /**
+             * @description Null for channel default.
+             * @enum {string|null}
+             */
+            startedFrom: "all" | "now" | null;
+            /** @description Names of the tokens bound to it that are not revoked. */
+            tokens: string[];
+        };
+        /** @description What a channel has not acknowledged yet, per entity type. */
+        ChannelLag: {
+            entityType: string;
+            /**
+             * Format: float
+             * @description Age of the oldest change pending for the channel; null when nothing is pending.
+             */
+            oldestPendingAgeSeconds: number | null;
+            /**
+             * Format: int32
+             * @description Records with changes the channel has not acknowledged (exact).
+             */
+            pending: number;
+        };
+        /**
+         * ChannelStart
+         * @enum {string}
+         */
+        ChannelStart: "all" | "now";
         /** @description One attempt to deliver a queue item. */
         DeliveryAttempt: {
             /**
@@ -5683,6 +5771,216 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    channels: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1 to 128 letters, digits, `_`, `.`, `:` or `-`): logged and sent back in X-Request-Id. Another value is replaced by a new UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List channels with their tokens and lag */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "default",
+                     *         "startedFrom": null,
+                     *         "createdAt": null,
+                     *         "tokens": [
+                     *           "webshop"
+                     *         ],
+                     *         "lag": [
+                     *           {
+                     *             "entityType": "product",
+                     *             "pending": 42,
+                     *             "oldestPendingAgeSeconds": 315.2
+                     *           },
+                     *           {
+                     *             "entityType": "stock",
+                     *             "pending": 0,
+                     *             "oldestPendingAgeSeconds": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       {
+                     *         "name": "b2b-portal",
+                     *         "startedFrom": "all",
+                     *         "createdAt": "2026-11-27T09:00:00.000Z",
+                     *         "tokens": [
+                     *           "b2b-shop"
+                     *         ],
+                     *         "lag": [
+                     *           {
+                     *             "entityType": "product",
+                     *             "pending": 42,
+                     *             "oldestPendingAgeSeconds": 315.2
+                     *           },
+                     *           {
+                     *             "entityType": "stock",
+                     *             "pending": 0,
+                     *             "oldestPendingAgeSeconds": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Channel"][];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ResponseTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createChannel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1 to 128 letters, digits, `_`, `.`, `:` or `-`): logged and sent back in X-Request-Id. Another value is replaced by a new UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes a retry safe (docs/adr/0013). Send a new unique value (a UUID) with each new request and the same value when you retry it. Within 24 hours the same key with the same method, path, query and body bytes gets the stored status and body of the first answer (with `Idempotent-Replayed: true`) instead of running again; 2xx and 4xx answers are kept, 5xx answers are not (the retry runs). The same key with a different request is a 422; while the first request is still running, a 409 with Retry-After. Keys are per token, 1 to 255 printable ASCII characters (400 otherwise). Not available for GraphQL mutations.
+                 * @example 5f0c6a52-7d1e-4b0e-9d43-2f8f4b1c9a77
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "b2b-portal",
+                 *       "from": "all"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description now (default) or all. */
+                    from?: components["schemas"]["ChannelStart"];
+                    /** @description Lower-case letters, digits, - and _; at most 63 characters. */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Create a channel */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Where the new resource is: /api/v1/channels/{name}. */
+                    Location: string;
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "b2b-portal",
+                     *       "startedFrom": "all",
+                     *       "createdAt": "2026-11-27T09:00:00.000Z",
+                     *       "tokens": [
+                     *         "b2b-shop"
+                     *       ],
+                     *       "lag": [
+                     *         {
+                     *           "entityType": "product",
+                     *           "pending": 42,
+                     *           "oldestPendingAgeSeconds": 315.2
+                     *         },
+                     *         {
+                     *           "entityType": "stock",
+                     *           "pending": 0,
+                     *           "oldestPendingAgeSeconds": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteChannel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1 to 128 letters, digits, `_`, `.`, `:` or `-`): logged and sent back in X-Request-Id. Another value is replaced by a new UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a channel and revoke its tokens */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "b2b-portal",
+                     *       "startedFrom": "all",
+                     *       "createdAt": "2026-11-27T09:00:00.000Z",
+                     *       "tokens": [
+                     *         "b2b-shop"
+                     *       ],
+                     *       "lag": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

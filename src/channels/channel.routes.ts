@@ -1,0 +1,53 @@
+import type { RestRoute } from '../rest/route-table';
+
+const exampleLag = [
+  { entityType: 'product', pending: 42, oldestPendingAgeSeconds: 315.2 },
+  { entityType: 'stock', pending: 0, oldestPendingAgeSeconds: null },
+];
+const exampleChannel = { name: 'b2b-portal', startedFrom: 'all', createdAt: '2026-11-27T09:00:00.000Z', tokens: ['b2b-shop'], lag: exampleLag };
+
+const channelsDescription =
+  'A channel is a consumer of the change feed with its own pending state: a change is pending for every channel until that channel acknowledges it, ' +
+  'and an acknowledgement on one channel never changes what is pending on another. Channel `default` always exists and is what every install without channels uses. ' +
+  'A webshop token is bound to one channel (`token create --role webshop --channel NAME`); its change lists, lookups and acknowledgements act on that channel only.';
+
+export const channelRoutes: RestRoute[] = [
+  {
+    field: 'Query.channels',
+    method: 'GET',
+    path: '/v1/channels',
+    extraErrors: ['FORBIDDEN'],
+    tag: 'Channels',
+    summary: 'List channels with their tokens and lag',
+    description: `Admin only. ${channelsDescription} Each channel lists its live tokens and, per entity type, the pending count and the age of the oldest pending change.`,
+    example: { response: [{ name: 'default', startedFrom: null, createdAt: null, tokens: ['webshop'], lag: exampleLag }, exampleChannel] },
+  },
+  {
+    field: 'Mutation.createChannel',
+    method: 'POST',
+    path: '/v1/channels',
+    extraErrors: ['FORBIDDEN', 'CONFLICT'],
+    tag: 'Channels',
+    summary: 'Create a channel',
+    description:
+      `Admin only. ${channelsDescription} Body \`{"name": "b2b-portal", "from": "now" | "all"}\`: from \`now\` (default) nothing is pending for the new channel and it receives every later change; ` +
+      'from `all` every current record is pending for it as new (isNew true, all fields), a full initial sync. Pushes wait while it starts. ' +
+      '409 when the name is taken (`default` always is); 400 for a name other than lower-case letters, digits, - and _ (at most 63).',
+    strictBody: true,
+    responseStatus: 201,
+    location: '/v1/channels/:name',
+    example: { request: { name: 'b2b-portal', from: 'all' }, response: { ...exampleChannel, lag: exampleLag } },
+  },
+  {
+    field: 'Mutation.deleteChannel',
+    method: 'DELETE',
+    path: '/v1/channels/:name',
+    extraErrors: ['FORBIDDEN', 'CONFLICT'],
+    tag: 'Channels',
+    summary: 'Delete a channel and revoke its tokens',
+    description:
+      'Admin only. Removes the channel with its pending state and revokes every token bound to it (their live subscriptions end). ' +
+      '404 when there is no such channel; 409 for `default`, which always exists. Answers the channel as it was.',
+    example: { response: { ...exampleChannel, lag: [] } },
+  },
+];
