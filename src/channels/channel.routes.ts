@@ -4,7 +4,13 @@ const exampleLag = [
   { entityType: 'product', pending: 42, oldestPendingAgeSeconds: 315.2 },
   { entityType: 'stock', pending: 0, oldestPendingAgeSeconds: null },
 ];
-const exampleChannel = { name: 'b2b-portal', startedFrom: 'all', createdAt: '2026-11-27T09:00:00.000Z', tokens: ['b2b-shop'], lag: exampleLag };
+const exampleChannel = {
+  name: 'b2b-portal',
+  startedFrom: 'all',
+  createdAt: '2026-11-27T09:00:00.000Z',
+  tokens: ['b2b-shop'],
+  lag: exampleLag,
+};
 
 const channelsDescription =
   'A channel is a consumer of the change feed with its own pending state: a change is pending for every channel until that channel acknowledges it, ' +

@@ -1,9 +1,19 @@
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { CHANNEL_STARTS, channelIdOf, channelLag, createChannel, deleteChannel, listChannels, type ChannelLag, type ChannelSummary } from './channel.service';
+import {
+  CHANNEL_STARTS,
+  channelIdOf,
+  channelLag,
+  createChannel,
+  deleteChannel,
+  listChannels,
+  type ChannelLag,
+  type ChannelSummary,
+} from './channel.service';
 
 const ChannelStart = builder.enumType('ChannelStart', {
-  description: 'How a channel starts: now (nothing pending; every later change) or all (every current record pending as new, a full initial sync).',
+  description:
+    'How a channel starts: now (nothing pending; every later change) or all (every current record pending as new, a full initial sync).',
   values: CHANNEL_STARTS,
 });
 

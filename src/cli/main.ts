@@ -7,6 +7,7 @@ import { migrateOperation } from '../control/operations/store.operations';
 import type { ErrorDetail } from '../errors/app-error';
 import { createLogger } from '../logger';
 import { registerAdminCommands } from './admin-commands';
+import { registerChannelCommands } from './channel-commands';
 import { runCommand } from './run-command';
 import { registerStoreCommands } from './store-commands';
 import { registerTokenCommands } from './token-commands';
@@ -62,6 +63,7 @@ export function buildCli(): Command {
     });
 
   registerTokenCommands(program);
+  registerChannelCommands(program);
   registerAdminCommands(program);
   registerWebhookCommands(program);
   registerStoreCommands(program);

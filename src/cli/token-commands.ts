@@ -18,9 +18,11 @@ export function registerTokenCommands(program: Command): void {
     .description('create a token; it is printed once, alone on the last line')
     .requiredOption('--name <name>', 'a name that says who uses the token')
     .option('--role <role>', ROLE_HELP, role, 'integration')
-    .action(async (opts: { name: string; role: Role }) => {
+    .option('--channel <name>', 'webshop and viewer tokens: the channel whose change feed it reads', 'default')
+    .action(async (opts: { name: string; role: Role; channel: string }) => {
       const { token: secret, summary } = await runCommand(createTokenOperation, opts);
-      console.log(`Created token "${summary.name}" (id ${summary.id}, role ${summary.role}). It is shown only now:`);
+      const channel = summary.channel === 'default' ? '' : `, channel ${summary.channel}`;
+      console.log(`Created token "${summary.name}" (id ${summary.id}, role ${summary.role}${channel}). It is shown only now:`);
       console.log(secret);
     });
   token
@@ -34,6 +36,7 @@ export function registerTokenCommands(program: Command): void {
           id: t.id,
           name: t.name,
           role: t.role,
+          channel: t.channel,
           created: t.createdAt,
           lastUsed: t.lastUsedAt ?? '-',
           revoked: t.revokedAt ?? '-',

@@ -12,6 +12,7 @@ import {
 } from 'graphql';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../changes/page';
 import { MAX_DRY_RUN_RECORDS } from '../changes/tracked.service';
+import { TRACKED_ENTITIES } from '../changes/tracked-entities';
 import { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from '../history/history.service';
 import { MAX_RATE_MINUTES } from '../queue/queue.service';
 import { MAX_RECONCILE_ITEMS } from '../reconciliation/reconciliation.service';
@@ -69,6 +70,8 @@ const DECLARED: Record<string, ListSize> = {
   // Operator-managed lists, tens of entries.
   'Query.adminAccounts': estimate(100),
   'Query.apiTokens': estimate(100),
+  'Query.channels': estimate(100),
+  'Channel.lag': capped(TRACKED_ENTITIES.length),
   'Query.webhookConfigs': estimate(100),
   'Query.webhookDeliveryStats': estimate(100), // one per configuration
 };

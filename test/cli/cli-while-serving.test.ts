@@ -89,6 +89,59 @@ describe('the CLI while the embedded server runs (its cluster, through the socke
   );
 
   it(
+    'connects a second shop in three commands while the server runs; each shop acknowledges on its own channel; delete revokes',
+    async () => {
+      const tokenOf = async (args: string[]) => {
+        const created = await runCli(env, ['token', 'create', ...args]);
+        expect(created).toMatchObject({ code: 0, stderr: '' });
+        return { authorization: `Bearer ${created.stdout.trim().split('\n').pop()!}` };
+      };
+      const erp = await tokenOf(['--name', 'ch-erp', '--role', 'erp']);
+      const shopA = await tokenOf(['--name', 'ch-shop-a', '--role', 'webshop']);
+      const pushed = await fetch(`${server.url}/api/v1/products`, {
+        method: 'POST',
+        headers: { ...erp, 'content-type': 'application/json' },
+        body: JSON.stringify({ products: [{ external_id: 'CH-1', name: 'lamp' }] }),
+      });
+      expect(pushed.status).toBe(200);
+
+      // The three commands of docs/operations.md.
+      expect(await runCli(env, ['channel', 'create', 'shop-b', '--from', 'all'])).toMatchObject({ code: 0, stderr: '' });
+      const shopB = await tokenOf(['--name', 'ch-shop-b', '--role', 'webshop', '--channel', 'shop-b']);
+      const listed = await runCli(env, ['channel', 'list']);
+      expect(listed.stdout).toMatch(/shop-b/);
+      expect(listed.stdout).toMatch(/ch-shop-b/);
+
+      const poll = async (auth: Record<string, string>) =>
+        (await (await fetch(`${server.url}/api/v1/updated-products?limit=500`, { headers: auth })).json()) as {
+          payload: Array<{ id: number; externalId: string; isNew: boolean }>;
+          meta: { total: number };
+        };
+      const onB = await poll(shopB);
+      expect(onB.payload.map((p) => p.externalId)).toContain('CH-1');
+      const ids = onB.payload.map((p) => p.id);
+      const acked = await fetch(`${server.url}/api/v1/updated-products/batch-delete`, {
+        method: 'POST',
+        headers: { ...shopB, 'content-type': 'application/json' },
+        body: JSON.stringify({ ids }),
+      });
+      expect(acked.status).toBe(200);
+      expect((await poll(shopB)).meta.total).toBe(0);
+      expect((await poll(shopA)).payload.map((p) => p.externalId)).toContain('CH-1');
+
+      const deleted = await runCli(env, ['channel', 'delete', 'shop-b']);
+      expect(deleted).toMatchObject({ code: 0 });
+      expect(deleted.stdout).toMatch(/revoked tokens: ch-shop-b/);
+      const deadline = Date.now() + 5_000;
+      let status = 0;
+      while (Date.now() < deadline && (status = (await fetch(`${server.url}/api/v1/updated-products`, { headers: shopB })).status) !== 401)
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(status).toBe(401);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
     'serves concurrent CLI commands: four token creations at once each get their own token',
     async () => {
       const names = Array.from({ length: 4 }, (_, i) => `parallel-${i}`);

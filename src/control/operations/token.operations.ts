@@ -5,8 +5,8 @@ import { asJson, defineOperation } from '../operation';
 
 export const createTokenOperation = defineOperation({
   name: 'token.create',
-  args: z.object({ name: tokenName, role: z.enum(ROLES).default('integration') }),
-  run: async ({ db }, { name, role }) => asJson(await createToken(db.prisma, name, role)),
+  args: z.object({ name: tokenName, role: z.enum(ROLES).default('integration'), channel: z.string().min(1).default('default') }),
+  run: async ({ db }, { name, role, channel }) => asJson(await createToken(db.prisma, name, role, channel)),
 });
 
 export const listTokensOperation = defineOperation({
