@@ -1,4 +1,5 @@
 import { takeChangeClock } from './change-clock';
+import { scopeSql } from './channel-ledger';
 import { trackedTable, type SqlRunner, type TrackedTableName } from './ledger';
 
 /**
@@ -22,28 +23,75 @@ const REPLAY_SET = `revision = t.revision + 1,
  * The lock order follows each table's writers: tables written by upsertTracked lock their rows
  * before the clock; stocks and price items take the clock before their upsert locks rows.
  */
-export async function replayRows(tx: SqlRunner, table: TrackedTableName, selection: ResyncSelection): Promise<number> {
+export async function replayRows(
+  tx: SqlRunner,
+  table: TrackedTableName,
+  selection: ResyncSelection,
+  channelId: number | null = null,
+): Promise<number> {
   const { where, params } = selection;
   const clockFirst = table === 'stocks' || table === 'price_items';
-  if (clockFirst) {
-    const stamp = await takeChangeClock(tx, table);
-    return tx.$executeRawUnsafe(
-      `UPDATE ${trackedTable(table)} AS t SET ${REPLAY_SET}, updated_at = $${params.length + 1}::timestamptz WHERE ${where}`,
-      ...params,
-      stamp,
-    );
-  }
+  let stamp = clockFirst ? await takeChangeClock(tx, table) : undefined;
   const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
     `SELECT t.id FROM ${trackedTable(table)} AS t WHERE ${where} ORDER BY t.id FOR UPDATE`,
     ...params,
   );
   if (locked.length === 0) return 0;
-  const stamp = await takeChangeClock(tx, table);
-  return tx.$executeRawUnsafe(
+  stamp ??= await takeChangeClock(tx, table);
+  const ids = JSON.stringify(locked.map((r) => r.id));
+  if (channelId !== null) return replayOnChannel(tx, table, ids, stamp, channelId);
+  const replayed = await tx.$executeRawUnsafe(
     `UPDATE ${trackedTable(table)} AS t SET ${REPLAY_SET}, updated_at = $2::timestamptz
       WHERE t.id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
-    JSON.stringify(locked.map((r) => r.id)),
+    ids,
     stamp,
+  );
+  // The statement's trigger counted each record pending for the channels that had acknowledged
+  // its old revision; they did not ask for the replay: their acknowledgement moves on, uncounted.
+  await tx.$executeRawUnsafe(
+    `WITH moved AS (
+       UPDATE channel_acks AS a SET acked_revision = t.revision
+         FROM ${trackedTable(table)} AS t
+        WHERE a.table_name = '${table}' AND a.record_id = t.id AND a.acked_revision = t.revision - 1
+          AND t.id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)
+       RETURNING a.channel_id, ${scopeSql(table, 't')} AS scope
+     )
+     INSERT INTO channel_pending_deltas (channel_id, table_name, scope, delta)
+     SELECT channel_id, '${table}', scope, -count(*) FROM moved GROUP BY channel_id, scope`,
+    ids,
+  );
+  return replayed;
+}
+
+/**
+ * The replay on a channel other than default: its acknowledgements of the records go back to 0
+ * (every field changed since, as on default; a record it never acknowledged stays new), the
+ * listings of its tokens are dropped (an ack by id of an earlier listing covers nothing of it), and
+ * the records get a new stamp. The revision stays, so no other channel sees anything.
+ */
+async function replayOnChannel(tx: SqlRunner, table: TrackedTableName, ids: string, stamp: Date, channelId: number): Promise<number> {
+  await tx.$executeRawUnsafe(
+    `WITH before AS MATERIALIZED (
+       SELECT a.record_id, ${scopeSql(table, 't')} AS scope, a.acked_revision >= t.revision AS was_acknowledged
+         FROM channel_acks AS a JOIN ${trackedTable(table)} AS t ON t.id = a.record_id
+        WHERE a.channel_id = $2::int AND a.table_name = '${table}' AND t.id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)
+     ), reset AS (
+       UPDATE channel_acks SET acked_revision = 0
+        WHERE channel_id = $2::int AND table_name = '${table}' AND record_id IN (SELECT record_id FROM before)
+     )
+     INSERT INTO channel_pending_deltas (channel_id, table_name, scope, delta)
+     SELECT $2::int, '${table}', scope, count(*) FROM before WHERE was_acknowledged GROUP BY scope`,
+    ids,
+    channelId,
+  );
+  return tx.$executeRawUnsafe(
+    `UPDATE ${trackedTable(table)} AS t
+        SET updated_at = $2::timestamptz,
+            listed_revisions = t.listed_revisions - ARRAY(SELECT 'token:' || left(token_hash, 32) FROM api_tokens WHERE channel_id = $3::int)
+      WHERE t.id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
+    ids,
+    stamp,
+    channelId,
   );
 }
 

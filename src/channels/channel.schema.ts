@@ -41,7 +41,7 @@ const Channel = builder.objectRef<ChannelSummary>('Channel').implement({
     lag: t.field({
       type: [ChannelLagType],
       description: 'Pending records and the oldest pending change, per entity type.',
-      resolve: async (c, _args, ctx) => channelLag(ctx.prisma, c.name === 'default' ? null : await channelIdOf(ctx.prisma, c.name)),
+      resolve: (c, _args, ctx) => (c.deleted ? [] : channelLag(ctx.prisma, c.id)),
     }),
   }),
 });
@@ -64,7 +64,7 @@ builder.mutationFields((t) => ({
       'Pushes wait while it starts (every table’s change clock is held). Then bind a webshop token to it (createApiToken channel).',
     args: {
       name: t.arg.string({ required: true, description: 'Lower-case letters, digits, - and _; at most 63 characters.' }),
-      from: t.arg({ type: ChannelStart, description: 'now (default) or all.' }),
+      from: t.arg({ type: ChannelStart }),
     },
     resolve: (_root, args, ctx) => createChannel(ctx.prisma, args.name, args.from ?? 'now'),
   }),

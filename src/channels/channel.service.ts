@@ -22,12 +22,15 @@ export const channelName = z
   .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, '1 to 63 characters: lower-case letters, digits, - and _, starting with a letter or digit');
 
 export type ChannelSummary = {
+  /** Null for default, which has no row; null too once deleted (it then has no lag either). */
+  id: number | null;
   name: string;
   /** now: started with nothing pending; all: every record pending as new. Null for default. */
   startedFrom: ChannelStart | null;
   createdAt: Date | null;
-  /** Names of the tokens bound to it that are not revoked. */
+  /** Names of the tokens bound to it that are not revoked (of a deleted channel: the ones revoked). */
   tokens: string[];
+  deleted?: boolean;
 };
 
 /**
@@ -67,7 +70,7 @@ export async function createChannel(prisma: PrismaClient, name: string, from: Ch
     },
     { timeout: 10 * 60_000, maxWait: 60_000 },
   );
-  return { name: created.name, startedFrom: from, createdAt: created.createdAt, tokens: [] };
+  return { id: created.id, name: created.name, startedFrom: from, createdAt: created.createdAt, tokens: [] };
 }
 
 async function startCursor(tx: SqlRunner, table: TrackedTableName, channelId: number, from: ChannelStart): Promise<void> {
@@ -106,8 +109,14 @@ export async function listChannels(prisma: PrismaClient): Promise<ChannelSummary
   ]);
   const tokensOf = (id: number | null) => tokens.filter((t) => t.channelId === id).map((t) => t.name);
   return [
-    { name: DEFAULT_CHANNEL, startedFrom: null, createdAt: null, tokens: tokensOf(null) },
-    ...channels.map((c) => ({ name: c.name, startedFrom: c.startedFrom as ChannelStart, createdAt: c.createdAt, tokens: tokensOf(c.id) })),
+    { id: null, name: DEFAULT_CHANNEL, startedFrom: null, createdAt: null, tokens: tokensOf(null) },
+    ...channels.map((c) => ({
+      id: c.id,
+      name: c.name,
+      startedFrom: c.startedFrom as ChannelStart,
+      createdAt: c.createdAt,
+      tokens: tokensOf(c.id),
+    })),
   ];
 }
 
@@ -132,7 +141,14 @@ export async function deleteChannel(prisma: PrismaClient, name: string): Promise
       const bound = await tx.apiToken.findMany({ where: { channelId: channel.id, revokedAt: null }, select: { name: true } });
       await tx.apiToken.updateMany({ where: { channelId: channel.id, revokedAt: null }, data: { revokedAt: new Date() } });
       await tx.channel.delete({ where: { id: channel.id } });
-      return { name, startedFrom: channel.startedFrom as ChannelStart, createdAt: channel.createdAt, tokens: bound.map((t) => t.name) };
+      return {
+        id: null,
+        deleted: true,
+        name,
+        startedFrom: channel.startedFrom as ChannelStart,
+        createdAt: channel.createdAt,
+        tokens: bound.map((t) => t.name),
+      };
     },
     { timeout: 10 * 60_000, maxWait: 60_000 },
   );

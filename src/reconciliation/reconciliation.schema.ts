@@ -20,8 +20,10 @@ builder.mutationField('resync', (t) =>
       'Admin only. Marks every matching record pending again with all its fields in changedFields (isNew unchanged), one statement per entity type; ' +
       'its revision moves on, so an acknowledgement follows the usual revision rules. Filters combine (AND): external_ids (for stock and price_item: ' +
       `product external ids; at most ${MAX_RESYNC_IDS.toLocaleString('en')}), since/until (inclusive, on updatedAt), partner_type (partner only), direction (sale_order only). ` +
-      "Without filters every record of the type. dry_run=true counts without changing anything (the console's preview).",
+      "Without filters every record of the type. dry_run=true counts without changing anything (the console's preview). " +
+      'channel (default: default) names whose feed replays: no other channel sees the replay (ADR 0045).',
     args: {
+      channel: t.arg.string({ description: 'The channel to replay to; default: default.' }),
       entity_type: t.arg.string({ required: true, description: ENTITY_TYPES.join(', ') }),
       external_ids: t.arg.stringList(),
       since: t.arg({ type: 'DateTime' }),

@@ -1,4 +1,6 @@
 import type { StoreClients } from '../db/store';
+import { DEFAULT_CHANNEL } from '../auth/token.service';
+import { channelIdOf } from '../channels/channel.service';
 import { AppError, validationFailed, type ErrorDetail } from '../errors/app-error';
 import { countRows, replayRows, type ResyncSelection } from '../changes/resync';
 import { inTransaction } from '../changes/upsert';
@@ -15,6 +17,8 @@ export type ResyncRequest = {
   until?: Date | null | undefined;
   partner_type?: string | null | undefined;
   direction?: string | null | undefined;
+  /** The channel to replay to (ADR 0045); default when left out. */
+  channel?: string | null | undefined;
 };
 
 /**
@@ -26,8 +30,9 @@ export async function resync(db: StoreClients, request: ResyncRequest, preview =
   const entityType = entityTypeOf(request.entity_type, 'entity_type');
   const selection = selectionOf(entityType, request);
   const table = tableOfType(entityType);
+  const channelId = request.channel == null || request.channel === DEFAULT_CHANNEL ? null : await channelIdOf(db.prisma, request.channel);
   if (preview) return { resynced: await countRows(db.prisma, table, selection) };
-  return { resynced: await inTransaction(db, (tx) => replayRows(tx, table, selection)) };
+  return { resynced: await inTransaction(db, (tx) => replayRows(tx, table, selection, channelId)) };
 }
 
 export function selectionOf(entityType: EntityType, request: Omit<ResyncRequest, 'entity_type'>): ResyncSelection {

@@ -7,6 +7,7 @@ import { listUpdatedProducts, syncProducts } from '../../src/products/product.se
 import { listUpdatedSaleOrders, syncSaleOrders } from '../../src/sale-orders/sale-order.service';
 import { listChangedStocks, syncStocks } from '../../src/stocks/stock.service';
 import { previousValues } from '../../src/changes/tracked-fields';
+import { resync } from '../../src/reconciliation/resync.service';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
 
 /** Channels (issue 31, ADR 0045): each its own pending state over one set of records. */
@@ -201,5 +202,25 @@ describe.each(backends)('channels on %s', (backend) => {
     await expect(createChannel(db.prisma, 'default')).rejects.toMatchObject({ code: 'CONFLICT' });
     await expect(createChannel(db.prisma, 'Bad Name')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     await expect(createToken(db.prisma, `erp-on-channel${round}`, 'erp', 'a1')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
+  it('a resync replays to the channel it names and to no other', async () => {
+    const { a, b } = await twoShops();
+    await syncProducts(db, [{ external_id: 'R1', name: 'Desk', price: 5 }], 'erp_sync');
+    const onDefault = { key: 'token:default-resync', channelId: null };
+    for (const reader of [a, b, onDefault]) await acknowledgeMany(db.prisma, 'products', reader, { ids: (await list(reader)).payload.map((p) => p.id) });
+
+    expect((await resync(db, { entity_type: 'product', external_ids: ['R1'], channel: `a${round}` })).resynced).toBe(1);
+    expect((await list(a)).payload).toMatchObject([{ externalId: 'R1', isNew: false, changedFields: ['name', 'price'] }]);
+    expect((await list(a)).meta.total).toBe(1);
+    expect((await list(b)).meta.total).toBe(0);
+    expect((await list(onDefault)).meta.total).toBe(0);
+
+    expect((await resync(db, { entity_type: 'product', external_ids: ['R1'] })).resynced).toBe(1);
+    expect((await list(onDefault)).payload).toMatchObject([{ externalId: 'R1', changedFields: ['name', 'price'] }]);
+    expect((await list(b)).meta).toMatchObject({ total: 0 });
+    expect((await list(b)).payload).toEqual([]);
+    expect((await list(a)).meta.total).toBe(1);
+    await expect(resync(db, { entity_type: 'product', channel: 'no-such-channel' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

@@ -4,6 +4,7 @@ import type { PrismaClient } from '../../src/generated/prisma/client';
 import { restRoutes } from '../../src/rest/routes';
 import type { SecretBox } from '../../src/webhooks/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
+import { createChannel } from '../../src/channels/channel.service';
 import type { JsonResponse } from '../support/http';
 import type { QueueStatus } from '../../src/generated/prisma/enums';
 
@@ -91,6 +92,7 @@ export async function seedFixtures(ctx: {
     });
   f.queueFailed = (await queueItem('failed', 1)).id;
   f.queuePending = (await queueItem('pending', 2)).id;
+  await createChannel(prisma, 'oa-gone');
   f.webhook = (
     await createWebhook(prisma, ctx.secrets, { url: 'http://127.0.0.1:9/oa-hook', entityType: 'product', direction: 'to_erp' })
   ).id;
@@ -263,6 +265,26 @@ export function routeCases(f: Fixtures): Record<string, RouteCases> {
       errors: {
         403: () => ({ method: 'POST', path: `/api/v1/webhooks/${f.webhook}/test` }),
         404: () => ({ method: 'POST', path: '/api/v1/webhooks/999999/test', token: f.admin }),
+      },
+    },
+    'GET /api/v1/channels': {
+      success: () => ({ method: 'GET', path: '/api/v1/channels', token: f.admin }),
+      errors: { 403: () => ({ method: 'GET', path: '/api/v1/channels' }) },
+    },
+    'POST /api/v1/channels': {
+      success: () => ({ method: 'POST', path: '/api/v1/channels', token: f.admin, body: { name: 'oa-new', from: 'all' } }),
+      errors: {
+        400: () => ({ method: 'POST', path: '/api/v1/channels', token: f.admin, body: { name: 'Not A Name' } }),
+        403: () => ({ method: 'POST', path: '/api/v1/channels', body: { name: 'oa-refused' } }),
+        409: () => ({ method: 'POST', path: '/api/v1/channels', token: f.admin, body: { name: 'default' } }),
+      },
+    },
+    'DELETE /api/v1/channels/{name}': {
+      success: () => ({ method: 'DELETE', path: '/api/v1/channels/oa-gone', token: f.admin }),
+      errors: {
+        403: () => ({ method: 'DELETE', path: '/api/v1/channels/oa-gone' }),
+        404: () => ({ method: 'DELETE', path: '/api/v1/channels/no-such-channel', token: f.admin }),
+        409: () => ({ method: 'DELETE', path: '/api/v1/channels/default', token: f.admin }),
       },
     },
     'POST /api/v1/auth/login': {

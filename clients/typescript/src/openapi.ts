@@ -4534,6 +4534,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The channel to replay to; default: default. */
+                    channel?: string;
                     /** @description inbound or outbound */
                     direction?: string;
                     /** @description product, partner, sale_order, purchase_order, price_item, stock */
@@ -5878,7 +5880,6 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description now (default) or all. */
                     from?: components["schemas"]["ChannelStart"];
                     /** @description Lower-case letters, digits, - and _; at most 63 characters. */
                     name: string;

@@ -8,7 +8,6 @@ import {
   deleteChannel,
   listChannels,
 } from '../../channels/channel.service';
-import { DEFAULT_CHANNEL } from '../../auth/token.service';
 import { asJson, defineOperation } from '../operation';
 
 export const createChannelOperation = defineOperation({
@@ -25,7 +24,7 @@ export const listChannelsOperation = defineOperation({
     const withLag = await Promise.all(
       channels.map(async (c) => ({
         ...c,
-        lag: await channelLag(db.prisma, c.name === DEFAULT_CHANNEL ? null : await channelIdOf(db.prisma, c.name)),
+        lag: await channelLag(db.prisma, c.id),
       })),
     );
     return asJson(withLag);
