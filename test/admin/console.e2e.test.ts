@@ -2,8 +2,9 @@
  * The admin console end to end: the built page (dist/console) served by the real application,
  * driven in Debian's Chromium by playwright-core. Sign in, see a failure arrive live, resolve it,
  * retry a queue item, read a delivery's attempts, resend it, recover a window, see a failure's
- * deliveries, create and revoke a token. With CONSOLE_SCREENSHOTS=<dir> it also saves
- * screenshots of the main views (docs/console/ holds the committed ones).
+ * deliveries, create and revoke a token, create a channel, bind a token to it and delete it. With
+ * CONSOLE_SCREENSHOTS=<dir> it also saves screenshots of the main views (docs/console/ holds the
+ * committed ones).
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -373,6 +374,45 @@ describe('admin console in Chromium', () => {
 
     await page.locator('tr[data-token-name="webshop-e2e"]').getByRole('button', { name: 'Revoke' }).click();
     await page.locator('tr[data-token-name="webshop-e2e"] button').waitFor({ state: 'detached' });
+    expect((await api.request('GET', '/api/v1/updated-products', { token })).status).toBe(401);
+  });
+
+  it('creates a channel, binds a webshop token to it, and deletes it, revoking the token', async () => {
+    await page.getByRole('link', { name: 'Channels' }).click();
+    const byDefault = page.locator('tr[data-channel="default"]');
+    await byDefault.waitFor();
+    expect(await byDefault.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+
+    await page.getByLabel('Name').fill('shop-two');
+    await page.getByLabel('Start from').selectOption('all');
+    await page.getByRole('button', { name: 'Create channel' }).click();
+    const row = page.locator('tr[data-channel="shop-two"]');
+    // From all: the three products pushed at the start are pending for it as new.
+    await row
+      .getByTestId('lag-product')
+      .filter({ hasText: /^3oldest \d+ (s|min)$/ })
+      .waitFor();
+    expect(await row.getByTestId('channel-tokens').textContent()).toBe('none');
+    expect(await db.prisma.channel.findUnique({ where: { name: 'shop-two' } })).toMatchObject({ startedFrom: 'all' });
+    await shot('channels');
+
+    // The page's hint on connecting a second shop links to the tokens page.
+    await page.getByRole('main').getByRole('link', { name: 'API tokens' }).click();
+    await page.getByLabel('Name').fill('shop-two-web');
+    await page.getByLabel('Channel').selectOption('shop-two');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = (await page.getByTestId('new-token').textContent())!.trim();
+    await page.locator('tr[data-token-name="shop-two-web"]').filter({ hasText: 'shop-two' }).waitFor();
+    expect((await api.request('GET', '/api/v1/updated-products', { token })).status).toBe(200);
+
+    await page.getByRole('link', { name: 'Channels' }).click();
+    await row.getByTestId('channel-tokens').filter({ hasText: 'shop-two-web' }).waitFor();
+    const dialog = page.waitForEvent('dialog');
+    await row.getByRole('button', { name: 'Delete' }).click();
+    expect((await dialog).message()).toContain('the tokens bound to it are revoked: shop-two-web');
+    await row.waitFor({ state: 'detached' });
+    await page.getByRole('status').filter({ hasText: 'Channel shop-two deleted; tokens revoked: shop-two-web' }).waitFor();
+    expect(await db.prisma.channel.findUnique({ where: { name: 'shop-two' } })).toBeNull();
     expect((await api.request('GET', '/api/v1/updated-products', { token })).status).toBe(401);
   });
 

@@ -25,6 +25,18 @@ export const ROLE_HINTS: Record<EnumOf<'TokenRole'>, string> = {
   integration: 'both sides, as tokens were before roles',
   admin: 'everything',
 };
+
+/** Roles whose token may be bound to a channel other than default (ADR 0045): the ones that read a feed alone. */
+export const CHANNEL_ROLES: ReadonlyArray<EnumOf<'TokenRole'>> = ['webshop', 'viewer'];
+
+export const CHANNEL_STARTS = allOf<EnumOf<'ChannelStart'>>()(['now', 'all']);
+
+/** How a new channel starts, in a line (createChannel's `from`). */
+export const CHANNEL_START_HINTS: Record<EnumOf<'ChannelStart'>, string> = {
+  now: 'nothing is pending at first; the channel receives every later change (the shop already has the records)',
+  all: 'every current record is pending as new: a full initial sync (a new, empty shop)',
+};
+
 export const DIRECTIONS = allOf<EnumOf<'WebhookDirection'>>()(['to_erp', 'to_webshop']);
 
 /**

@@ -5,6 +5,7 @@ import { LocationProvider, Route, Router } from 'preact-iso';
 import { createGraphqlClient } from './client';
 import { Layout } from './components/Layout';
 import { Accounts } from './pages/Accounts';
+import { Channels } from './pages/Channels';
 import { FailureDetail, Failures } from './pages/Failures';
 import { History } from './pages/History';
 import { Overview } from './pages/Overview';
@@ -50,6 +51,7 @@ function App() {
               <Route path="/admin/webhooks" component={Webhooks} />
               <Route path="/admin/reconciliation" component={Reconciliation} />
               <Route path="/admin/history" component={History} />
+              <Route path="/admin/channels" component={Channels} />
               <Route path="/admin/tokens" component={Tokens} />
               <Route path="/admin/accounts" component={Accounts} />
               <Route default component={NotFound} />

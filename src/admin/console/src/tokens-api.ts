@@ -8,6 +8,7 @@ export const API_TOKENS = graphql(`
       id
       name
       role
+      channel
       createdAt
       lastUsedAt
       revokedAt
@@ -16,13 +17,14 @@ export const API_TOKENS = graphql(`
 `);
 
 export const CREATE_TOKEN = graphql(`
-  mutation CreateToken($name: String!, $role: TokenRole) {
-    createApiToken(name: $name, role: $role) {
+  mutation CreateToken($name: String!, $role: TokenRole, $channel: String) {
+    createApiToken(name: $name, role: $role, channel: $channel) {
       token
       apiToken {
         id
         name
         role
+        channel
       }
     }
   }

@@ -12,6 +12,7 @@ const NAV: Array<[string, string]> = [
   ['/admin/webhooks', 'Webhooks'],
   ['/admin/reconciliation', 'Reconciliation'],
   ['/admin/history', 'History'],
+  ['/admin/channels', 'Channels'],
   ['/admin/tokens', 'API tokens'],
   ['/admin/accounts', 'Accounts'],
 ];

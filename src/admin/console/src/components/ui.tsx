@@ -91,7 +91,12 @@ export function TableHead({ columns }: { columns: readonly string[] }) {
 
 /** How long ago `since` was, in the two largest units: "45 s", "3 min", "2 h 5 min", "4 d 1 h". */
 export function age(since: string, now: number = Date.now()): string {
-  const seconds = Math.max(0, Math.floor((now - Date.parse(since)) / 1000));
+  return duration((now - Date.parse(since)) / 1000);
+}
+
+/** A span of seconds in the two largest units, as `age` says it. */
+export function duration(totalSeconds: number): string {
+  const seconds = Math.max(0, Math.floor(totalSeconds));
   if (seconds < 60) return `${seconds} s`;
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return `${minutes} min`;
