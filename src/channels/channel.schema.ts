@@ -2,7 +2,6 @@ import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import {
   CHANNEL_STARTS,
-  channelIdOf,
   channelLag,
   createChannel,
   deleteChannel,

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import {
   CHANNEL_STARTS,
-  channelIdOf,
   channelLag,
   channelName,
   createChannel,
