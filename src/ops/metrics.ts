@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { PrismaClient } from '../generated/prisma/client';
 import { countPendingByTable } from '../changes/pending-counts';
 import { registerTableGauges } from './table-metrics';
+import { registerChannelGauges } from './channel-metrics';
 
 /**
  * Prometheus metrics of one process. Counters are updated as things happen; queue and pending
@@ -59,6 +60,7 @@ export function createMetrics(prisma: PrismaClient) {
       for (const [entity, n] of Object.entries(counts)) this.set({ entity }, n);
     },
   });
+  registerChannelGauges(registry, prisma);
   registerTableGauges(registry, prisma);
   return {
     registry,

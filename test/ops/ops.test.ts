@@ -73,6 +73,10 @@ describe.each(backends)('operations endpoints on %s', (backend) => {
     expect(text).toMatch(/sync_gateway_pending_changes\{entity="products"\} 2/);
     expect(text).toMatch(/sync_gateway_queue_items\{status="pending"\} 0/);
     expect(text).toMatch(/# TYPE sync_gateway_rate_limit_rejections_total counter/);
+    // Per channel (issue 31): default here, the only channel of this store.
+    expect(text).toMatch(/sync_gateway_channel_pending_changes\{channel="default",entity_type="product"\} 2/);
+    expect(text).toMatch(/sync_gateway_channel_oldest_pending_age_seconds\{channel="default",entity_type="product"\} \d/);
+    expect(text).toMatch(/sync_gateway_channel_oldest_pending_age_seconds\{channel="default",entity_type="stock"\} 0\n/);
     expect(text).toMatch(/sync_gateway_process_resident_memory_bytes/);
   });
 
