@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { changedFieldNames, mergeFields } from '../../src/changes/diff';
 import { acknowledgeMany } from '../../src/changes/tracked.service';
 import { listUpdatedProducts, syncProducts } from '../../src/products/product.service';
+import { channelIdOf, createChannel } from '../../src/channels/channel.service';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
 
 const value = fc.oneof(
@@ -30,8 +31,13 @@ describe('field diff laws', () => {
   });
 });
 
-const READERS = ['token:webshop', 'token:monitor'] as const;
+/** Two channels, each read by two tokens: default (the records' own ledger) and b (ADR 0045). */
+const READERS = ['token:webshop', 'token:monitor', 'token:b-shop', 'token:b-monitor'] as const;
 type Reader = (typeof READERS)[number];
+const CHANNELS = ['default', 'b'] as const;
+type ChannelName = (typeof CHANNELS)[number];
+const channelOf = (reader: Reader): ChannelName => (reader.startsWith('token:b-') ? 'b' : 'default');
+type ShopCopy = Map<string, { revision: number; data: Record<string, unknown> }>;
 type Sync = { kind: 'sync'; externalId: string; fields: Record<string, unknown> };
 type List = { kind: 'list'; reader: Reader; limit: number };
 type Command =
@@ -60,23 +66,27 @@ type Shown = { id: number; externalId: string; revision: number; data: Record<st
 
 describe.each(backends)('the acknowledgement ledger on %s', (backend) => {
   let db: TestDatabase;
+  const channelIds: Record<ChannelName, number | null> = { default: null, b: null };
   beforeAll(async () => {
     db = await openTestDatabase(backend);
+    channelIds.b = await channelIdOf(db.prisma, (await createChannel(db.prisma, 'property-b')).name);
   });
+  const feed = (reader: Reader) => ({ key: reader, channelId: channelIds[channelOf(reader)] });
   afterAll(() => db?.close());
 
   /**
-   * Two readers poll the same change list; either acknowledges what it was shown, by id or by
-   * revision. The webshop applies what the acknowledging reader was shown. Whatever the order, a
-   * record is only ever not pending when the webshop holds the ERP's latest values, and a pending
-   * record names every field the webshop still lacks.
+   * Two channels, two readers on each, poll the change list; any reader acknowledges what it was
+   * shown, by id or by revision. Each channel's webshop applies what its acknowledging reader was
+   * shown. Whatever the order, a record is only ever not pending on a channel when that channel's
+   * webshop holds the ERP's latest values, a pending record names every field it still lacks, and
+   * each channel's total is exact.
    */
-  it('loses no change, whatever the order of syncs, lists by two readers, and acks', async () => {
+  it('loses no change, whatever the order of syncs, lists by four readers on two channels, and acks', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 25 }), async (commands) => {
         await db.prisma.product.deleteMany();
         const truth = new Map<string, Record<string, unknown>>(); // what the ERP has sent, merged
-        const shop = new Map<string, { revision: number; data: Record<string, unknown> }>(); // what the webshop applied
+        const shops: Record<ChannelName, ShopCopy> = { default: new Map(), b: new Map() }; // what each channel's webshop applied
         const lastListed = new Map<Reader, Shown[]>(READERS.map((r) => [r, []]));
 
         const runSync = async (c: Sync) => {
@@ -85,7 +95,7 @@ describe.each(backends)('the acknowledgement ledger on %s', (backend) => {
           truth.set(c.externalId, mergeFields(truth.get(c.externalId) ?? {}, c.fields));
         };
         const runList = async (c: List, raced = false) => {
-          const page = await listUpdatedProducts(db, { key: c.reader, channelId: null }, { limit: c.limit });
+          const page = await listUpdatedProducts(db, feed(c.reader), { limit: c.limit });
           lastListed.set(
             c.reader,
             page.payload.map((p) => ({
@@ -108,28 +118,35 @@ describe.each(backends)('the acknowledgement ledger on %s', (backend) => {
             const result = await acknowledgeMany(
               db.prisma,
               'products',
-              { key: c.reader, channelId: null },
+              feed(c.reader),
               c.withRevision ? { items: picked.map((p) => ({ id: p.id, revision: p.revision })) } : { ids: picked.map((p) => p.id) },
             );
             // A listing skips marking rows a push holds locked: such an ack by id covers nothing.
             const raced = new Set(picked.filter((p) => p.raced).map((p) => p.id));
             expect(result.notListed.filter((id) => !raced.has(id))).toEqual([]);
+            const shop = shops[channelOf(c.reader)];
             for (const p of picked) {
               if (result.notListed.includes(p.id)) continue;
               if ((shop.get(p.externalId)?.revision ?? 0) < p.revision) shop.set(p.externalId, { revision: p.revision, data: p.data });
             }
           }
 
-          // Nothing lost: whatever the webshop does not have yet is still pending, field by field.
+          // Nothing lost, on either channel: whatever its webshop does not have yet is still pending
+          // there, field by field; and its total counts exactly what it lists.
           const rows = new Map((await db.prisma.product.findMany()).map((p) => [p.externalId, p]));
-          for (const [externalId, expected] of truth) {
-            const row = rows.get(externalId)!;
-            expect(row.data).toEqual(expected);
-            const copy = shop.get(externalId)?.data;
-            if (copy !== undefined && isDeepStrictEqual(copy, expected)) continue;
-            expect(row.pending).toBe(true);
-            if (copy !== undefined && !row.isNew) {
-              for (const field of changedFieldNames(copy, expected)) expect(row.changedFields).toContain(field);
+          for (const channel of CHANNELS) {
+            const pending = await listUpdatedProducts(db, { key: null, channelId: channelIds[channel] }, { limit: 500 });
+            expect(pending.meta.total).toBe(pending.payload.length);
+            const listed = new Map(pending.payload.map((p) => [p.externalId, p]));
+            for (const [externalId, expected] of truth) {
+              expect(rows.get(externalId)!.data).toEqual(expected);
+              const copy = shops[channel].get(externalId)?.data;
+              if (copy !== undefined && isDeepStrictEqual(copy, expected)) continue;
+              const record = listed.get(externalId);
+              expect({ channel, externalId, pending: record !== undefined }).toEqual({ channel, externalId, pending: true });
+              if (copy !== undefined && !record!.isNew) {
+                for (const field of changedFieldNames(copy, expected)) expect(record!.changedFields).toContain(field);
+              }
             }
           }
         }
