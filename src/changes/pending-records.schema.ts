@@ -2,6 +2,7 @@ import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { pageArgs, pageOf } from '../graphql/pages';
 import { PENDING_ENTITY_TYPES, pendingRecords, type PendingRecordShape } from './pending-records';
+import { namedChannel, ownChannel } from '../channels/channel.service';
 
 const PendingRecord = builder.objectRef<PendingRecordShape>('PendingRecord').implement({
   description: 'A record with changes not acknowledged yet, as a dashboard shows it (any entity type, one shape).',
@@ -36,8 +37,14 @@ builder.queryField('pendingRecords', (t) =>
     type: pageOf('PendingRecordPage', PendingRecord),
     description:
       `The pending records of one entity type (${PENDING_ENTITY_TYPES.join(', ')}), oldest change first. ` +
-      'A dashboard read: it marks nothing as listed, for any role, so no acknowledgement by id ever covers what it showed.',
-    args: { entityType: t.arg.string({ required: true }), ...pageArgs },
-    resolve: (_root, args, ctx) => pendingRecords(ctx, args.entityType, args),
+      'A dashboard read: it marks nothing as listed, for any role, so no acknowledgement by id ever covers what it showed. ' +
+      'Pending on channel `channel` (default: default); a token bound to a channel reads its own only (ADR 0045).',
+    args: { entityType: t.arg.string({ required: true }), channel: t.arg.string(), ...pageArgs },
+    resolve: async (_root, args, ctx) => {
+      const bound = ctx.auth?.channelId ?? null;
+      const named = args.channel ?? null;
+      const channelId = await (bound !== null ? ownChannel(ctx.prisma, bound, named) : namedChannel(ctx.prisma, named));
+      return pendingRecords(ctx, args.entityType, args, channelId);
+    },
   }),
 );

@@ -34,7 +34,12 @@ type Row = Record<string, unknown> & { id: number; revision: number; updatedAt: 
  * the console must not widen what a webshop's acknowledgement by id covers (ADR 0002, 0044), so
  * this read never names a reader, whoever asks.
  */
-export async function pendingRecords(db: ChangeListSource, entityType: string, args: PageArgs): Promise<PageShape<PendingRecordShape>> {
+export async function pendingRecords(
+  db: ChangeListSource,
+  entityType: string,
+  args: PageArgs,
+  channelId: number | null = null,
+): Promise<PageShape<PendingRecordShape>> {
   const entity = TRACKED_ENTITIES.find((e) => e.entityType === entityType);
   if (!entity) {
     throw validationFailed([
@@ -42,7 +47,7 @@ export async function pendingRecords(db: ChangeListSource, entityType: string, a
     ]);
   }
   // No `since`: the page is every pending record, and its total the O(1) pending counter.
-  const page = await changeListPage<Row>(db, entity.table, { key: null, channelId: null }, { limit: args.limit, offset: args.offset });
+  const page = await changeListPage<Row>(db, entity.table, { key: null, channelId }, { limit: args.limit, offset: args.offset });
   return { payload: page.payload.map((row) => shapeOf(entity, row)), meta: page.meta };
 }
 

@@ -127,6 +127,21 @@ export async function channelIdOf(prisma: PrismaClient, name: string): Promise<n
   return row.id;
 }
 
+/** The channel a read names (null: default), for a caller not bound to one; a 404 for an unknown name. */
+export async function namedChannel(prisma: PrismaClient, name: string | null): Promise<number | null> {
+  return name === null || name === DEFAULT_CHANNEL ? null : channelIdOf(prisma, name);
+}
+
+/** A caller bound to channel `bound` reads that channel only: naming another is refused. */
+export async function ownChannel(prisma: PrismaClient, bound: number, name: string | null): Promise<number> {
+  if (name !== null && (await namedChannel(prisma, name).catch(() => undefined)) !== bound) {
+    throw new AppError('FORBIDDEN', `This token reads its own channel only, not ${JSON.stringify(name)}`, [
+      { field: 'channel', message: 'Not the channel of this token' },
+    ]);
+  }
+  return bound;
+}
+
 /**
  * Deletes a channel: its cursors, acknowledgements and counts go with it, and the tokens bound to
  * it are revoked in the same transaction (the caller ends their live streams). Channel default

@@ -7,6 +7,7 @@
 import pino from 'pino';
 import { createAdminAccount } from '../../src/accounts/account.service';
 import { createToken } from '../../src/auth/token.service';
+import { createChannel } from '../../src/channels/channel.service';
 import { createWorker } from '../../src/queue/worker';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { backends } from '../support/database';
@@ -15,8 +16,8 @@ import { startReceiver } from '../support/receiver';
 
 jest.setTimeout(60_000);
 
-const PENDING = `query Pending($entityType: String!, $limit: Int) {
-  pendingRecords(entityType: $entityType, limit: $limit) {
+const PENDING = `query Pending($entityType: String!, $limit: Int, $channel: String) {
+  pendingRecords(entityType: $entityType, limit: $limit, channel: $channel) {
     payload { id revision key historyExternalId isNew changedFields previous current updatedAt }
     meta { total }
   }
@@ -41,6 +42,22 @@ describe.each(backends)('console dashboard queries on %s', (backend) => {
     );
     session = login.data.login.token;
     webshop = (await createToken(ctx.db.prisma, `shop-${backend}`, 'webshop')).token;
+  });
+
+  it('reads the pending records of the channel named, and a token bound to a channel its own only', async () => {
+    await createChannel(ctx.db.prisma, `dash-${backend}`, 'all');
+    await createChannel(ctx.db.prisma, `dash-other-${backend}`, 'now');
+    const bound = (await createToken(ctx.db.prisma, `dash-shop-${backend}`, 'webshop', `dash-${backend}`)).token;
+    await ctx.api.request('POST', '/api/v1/products', { body: { products: [{ external_id: 'DASH-1', name: 'Bowl' }] } });
+    const onChannel = (await gql(PENDING, { entityType: 'product', limit: 500, channel: `dash-${backend}` })).data.pendingRecords;
+    const own = (await gql(PENDING, { entityType: 'product', limit: 500 }, bound)).data.pendingRecords;
+    expect(own).toEqual(onChannel);
+    expect(onChannel.payload.map((r: { key: string }) => r.key)).toContain('DASH-1');
+    const other = (await gql(PENDING, { entityType: 'product', limit: 500, channel: `dash-other-${backend}` })).data.pendingRecords;
+    expect(other.payload.map((r: { key: string }) => r.key)).toEqual(['DASH-1']);
+    const refused = await gql(PENDING, { entityType: 'product', channel: `dash-other-${backend}` }, bound);
+    expect(refused.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
+    expect((await gql(PENDING, { entityType: 'product', channel: 'no-such' })).errors?.[0]?.extensions.code).toBe('NOT_FOUND');
   });
 
   it('lists pending records with previous and current values, and leaves listed_revisions untouched', async () => {
