@@ -5,6 +5,7 @@ import type { EntitySummary, ReconcileResult } from './reconciliation.service';
 import { MAX_RECONCILE_ITEMS, reconcile, reconciliationSummary } from './reconciliation.service';
 import { DIGESTED_TYPES, ENTITY_TYPES } from './entity-types';
 import { MAX_RESYNC_IDS, resync } from './resync.service';
+import { namedChannel, ownChannel } from '../channels/channel.service';
 
 const ResyncResult = builder.objectRef<{ resynced: number }>('ResyncResult').implement({
   fields: (t) => ({
@@ -121,11 +122,17 @@ builder.mutationField('reconcile', (t) =>
         description:
           'true (admin only, as the resync mutation): mark the missing and mismatched records pending again (resynced counts them).',
       }),
+      channel: t.arg.string({
+        description: 'The channel whose acknowledgements are compared (default: default); a token bound to a channel compares its own.',
+      }),
     },
-    resolve: (_root, args, ctx) => {
+    resolve: async (_root, args, ctx) => {
       // The same effect as the resync mutation, so the same role: comparing stays open to the webshop's token.
       if (args.resync === true) requireAdmin(ctx, 'reconcile with resync: true');
-      return reconcile(ctx, args.entityType, args);
+      const bound = ctx.auth?.channelId ?? null;
+      const named = args.channel ?? null;
+      const channelId = await (bound !== null ? ownChannel(ctx.prisma, bound, named) : namedChannel(ctx.prisma, named));
+      return reconcile(ctx, args.entityType, args, channelId);
     },
   }),
 );

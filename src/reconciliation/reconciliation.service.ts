@@ -1,4 +1,5 @@
-import { trackedTable } from '../changes/ledger';
+import { trackedTable, type TrackedTableName } from '../changes/ledger';
+import { aboveCursorSql } from '../changes/channel-ledger';
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -92,7 +93,12 @@ export type ReconcileResult = {
  * not compared (their data is newer than what the webshop acknowledged). `resync` marks the
  * missing and mismatched ones pending again in the same call.
  */
-export async function reconcile(db: StoreClients, entityTypeName: string, request: ReconcileRequest): Promise<ReconcileResult> {
+export async function reconcile(
+  db: StoreClients,
+  entityTypeName: string,
+  request: ReconcileRequest,
+  channelId: number | null = null,
+): Promise<ReconcileResult> {
   const { prisma } = db;
   const entityType = entityTypeOf(entityTypeName, 'entityType', DIGESTED_TYPES);
   const table = tableOfType(entityType);
@@ -100,24 +106,28 @@ export async function reconcile(db: StoreClients, entityTypeName: string, reques
   const sent = new Map(items.map((i) => [i.external_id, i]));
   const ids = [...sent.keys()];
   const sorted = [...ids].sort(compareBytes);
-  const lower = request.after != null ? `external_id COLLATE "C" > $2` : `external_id COLLATE "C" >= $2`;
+  const lower = request.after != null ? `t.external_id COLLATE "C" > $2` : `t.external_id COLLATE "C" >= $2`;
   const from = request.after ?? sorted[0]!;
   const to = request.to_end ? null : (request.to ?? sorted[sorted.length - 1]!);
   if (request.to_end && request.to != null) throw validationFailed([{ field: 'to_end', message: 'Give to or to_end, not both' }]);
   if (to !== null && compareBytes(from, to) > 0) throw validationFailed([{ field: 'after', message: 'Must be before to' }]);
+  const ledger = ledgerOf(table, channelId);
   const [stored, absent] = await Promise.all([
     prisma.$queryRawUnsafe<Array<{ external_id: string; data: Record<string, unknown>; pending: boolean }>>(
-      `SELECT external_id, data, pending FROM ${trackedTable(table)} WHERE external_id IN (SELECT jsonb_array_elements_text($1::jsonb))`,
+      `SELECT t.external_id, t.data, ${ledger.pending} AS pending FROM ${trackedTable(table)} AS t
+        WHERE t.external_id IN (SELECT jsonb_array_elements_text($1::jsonb))`,
       JSON.stringify(ids),
+      channelId,
     ),
     prisma.$queryRawUnsafe<Array<{ external_id: string }>>(
-      `SELECT external_id FROM ${trackedTable(table)}
-        WHERE acked_revision > 0 AND ${lower} AND ($3::text IS NULL OR external_id COLLATE "C" <= $3)
-          AND external_id NOT IN (SELECT jsonb_array_elements_text($1::jsonb))
-        ORDER BY external_id COLLATE "C" LIMIT ${MAX_RECONCILE_ITEMS}`,
+      `SELECT t.external_id FROM ${trackedTable(table)} AS t
+        WHERE ${ledger.everAcknowledged} AND ${lower} AND ($3::text IS NULL OR t.external_id COLLATE "C" <= $3)
+          AND t.external_id NOT IN (SELECT jsonb_array_elements_text($1::jsonb))
+        ORDER BY t.external_id COLLATE "C" LIMIT ${MAX_RECONCILE_ITEMS}`,
       JSON.stringify(ids),
       from,
       to,
+      channelId,
     ),
   ]);
   const known = new Set(stored.map((r) => r.external_id));
@@ -147,9 +157,23 @@ export async function reconcile(db: StoreClients, entityTypeName: string, reques
   if (request.resync) {
     const replay = [...result.missing, ...result.mismatched.map((m) => m.external_id)];
     const selection = selectionOf(entityType, { external_ids: replay });
-    result.resynced = replay.length === 0 ? 0 : await inTransaction(db, (tx) => replayRows(tx, table, selection));
+    result.resynced = replay.length === 0 ? 0 : await inTransaction(db, (tx) => replayRows(tx, table, selection, channelId));
   }
   return result;
+}
+
+/**
+ * What "pending" and "acknowledged at least once" are on the channel compared: the records' own
+ * columns on default; on another channel its cursor and acknowledgements (ADR 0045). The channel
+ * id is the statements' last parameter ($2 of the first, $4 of the second), NULL on default.
+ */
+function ledgerOf(table: TrackedTableName, channelId: number | null): { pending: string; everAcknowledged: string } {
+  if (channelId === null)
+    return { pending: '(t.pending AND $2::int IS NULL)', everAcknowledged: '(t.acked_revision > 0 AND $4::int IS NULL)' };
+  return {
+    pending: `(${aboveCursorSql(table, 't', '$2::int')} AND NOT EXISTS (SELECT 1 FROM channel_acks AS a WHERE a.channel_id = $2::int AND a.table_name = '${table}' AND a.record_id = t.id AND a.acked_revision >= t.revision))`,
+    everAcknowledged: `EXISTS (SELECT 1 FROM channel_acks AS a WHERE a.channel_id = $4::int AND a.table_name = '${table}' AND a.record_id = t.id AND a.acked_revision > 0)`,
+  };
 }
 
 function checkItems(items: readonly ReconcileItem[]): readonly ReconcileItem[] {

@@ -8,6 +8,7 @@ import { listUpdatedSaleOrders, syncSaleOrders } from '../../src/sale-orders/sal
 import { listChangedStocks, syncStocks } from '../../src/stocks/stock.service';
 import { previousValues } from '../../src/changes/tracked-fields';
 import { resync } from '../../src/reconciliation/resync.service';
+import { dataDigest, reconcile } from '../../src/reconciliation/reconciliation.service';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
 
 /** Channels (issue 31, ADR 0045): each its own pending state over one set of records. */
@@ -208,7 +209,8 @@ describe.each(backends)('channels on %s', (backend) => {
     const { a, b } = await twoShops();
     await syncProducts(db, [{ external_id: 'R1', name: 'Desk', price: 5 }], 'erp_sync');
     const onDefault = { key: 'token:default-resync', channelId: null };
-    for (const reader of [a, b, onDefault]) await acknowledgeMany(db.prisma, 'products', reader, { ids: (await list(reader)).payload.map((p) => p.id) });
+    for (const reader of [a, b, onDefault])
+      await acknowledgeMany(db.prisma, 'products', reader, { ids: (await list(reader)).payload.map((p) => p.id) });
 
     expect((await resync(db, { entity_type: 'product', external_ids: ['R1'], channel: `a${round}` })).resynced).toBe(1);
     expect((await list(a)).payload).toMatchObject([{ externalId: 'R1', isNew: false, changedFields: ['name', 'price'] }]);
@@ -222,5 +224,34 @@ describe.each(backends)('channels on %s', (backend) => {
     expect((await list(b)).payload).toEqual([]);
     expect((await list(a)).meta.total).toBe(1);
     await expect(resync(db, { entity_type: 'product', channel: 'no-such-channel' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('reconciles against the channel named: its acknowledgements, its pending records', async () => {
+    const { a, b } = await twoShops();
+    await syncProducts(
+      db,
+      [
+        { external_id: 'Q1', name: 'Vase' },
+        { external_id: 'Q2', name: 'Jar' },
+      ],
+      'erp_sync',
+    );
+    await acknowledgeMany(db.prisma, 'products', a, { ids: (await list(a)).payload.map((p) => p.id) });
+    const items = [{ external_id: 'Q1', digest: dataDigest({ name: 'Vase' }) }];
+    expect(await reconcile(db, 'product', { items, to_end: true }, a.channelId)).toMatchObject({
+      compared: 1,
+      missing: ['Q2'],
+      mismatched: [],
+      pending: [],
+    });
+    expect(await reconcile(db, 'product', { items, to_end: true }, b.channelId)).toMatchObject({
+      compared: 0,
+      missing: [],
+      pending: ['Q1'],
+    });
+    const resynced = await reconcile(db, 'product', { items, to_end: true, resync: true }, a.channelId);
+    expect(resynced.resynced).toBe(1);
+    expect((await list(a)).payload.map((p) => p.externalId)).toEqual(['Q2']);
+    expect((await list(b)).meta.total).toBe(2);
   });
 });

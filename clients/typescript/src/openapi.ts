@@ -4675,6 +4675,8 @@ export interface operations {
                 "application/json": {
                     /** @description Look for missing records after this external_id (exclusive); default from the lowest sent (inclusive). */
                     after?: string;
+                    /** @description The channel whose acknowledgements are compared (default: default); a token bound to a channel compares its own. */
+                    channel?: string;
                     items: components["schemas"]["ReconcileItemInput"][];
                     /** @description true (admin only, as the resync mutation): mark the missing and mismatched records pending again (resynced counts them). */
                     resync?: boolean;

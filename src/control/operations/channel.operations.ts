@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import {
-  CHANNEL_STARTS,
-  channelLag,
-  channelName,
-  createChannel,
-  deleteChannel,
-  listChannels,
-} from '../../channels/channel.service';
+import { CHANNEL_STARTS, channelLag, channelName, createChannel, deleteChannel, listChannels } from '../../channels/channel.service';
 import { asJson, defineOperation } from '../operation';
 
 export const createChannelOperation = defineOperation({
