@@ -19,7 +19,14 @@ export type StartupFields = {
   next?: string;
   /** How to make the first admin account, until one is known to exist. */
   firstAdmin?: string;
+  /** How to connect another shop (its own channel), once there is a token: the three commands of docs/operations.md. */
+  anotherShop?: string;
 };
+
+/** The three commands that connect a second shop with a feed of its own (issue 31, ADR 0045). */
+export const ANOTHER_SHOP_COMMANDS =
+  'another shop with its own feed: `node bin/sync-gateway.js channel create shop-b --from all`, ' +
+  '`node bin/sync-gateway.js token create --name shop-b --role webshop --channel shop-b`, then give shop-b that token';
 
 /** The command that makes an admin account (the first one must come from the CLI unless REGISTRATION allows more). */
 export const ADMIN_CREATE_COMMAND = 'node bin/sync-gateway.js admin create --email you@example.com';
@@ -53,7 +60,7 @@ export function startupFields(input: {
     location: input.location,
     worker: input.worker,
     activeApiTokens: input.activeApiTokens,
-    ...(next ? { next } : {}),
+    ...(next ? { next } : { anotherShop: ANOTHER_SHOP_COMMANDS }),
     ...(input.adminAccounts !== undefined && input.adminAccounts > 0 ? {} : { firstAdmin: ADMIN_CREATE_COMMAND }),
   };
 }
@@ -73,5 +80,6 @@ export function renderStartupBanner(fields: Partial<StartupFields>): string[] {
     `sync-gateway is ready${fields.worker === false ? ' (webhook worker off)' : ''}`,
     ...rows.filter(([, value]) => value !== undefined).map(([label, value]) => `  ${label.padEnd(width)}  ${value}`),
     ...(fields.next ? [`  → ${fields.next}`] : []),
+    ...(fields.anotherShop ? [`  → ${fields.anotherShop}`] : []),
   ];
 }

@@ -41,6 +41,11 @@ describe('the start-up block', () => {
     expect(onPostgres.firstAdmin).toBeUndefined();
     expect(renderStartupBanner(onPostgres)).toContain('  Admin console  http://h:1/admin');
     expect(onPostgres.next).toBeUndefined();
+    // With a token there, the block says how to connect a second shop on a channel of its own.
+    expect(renderStartupBanner(onPostgres).at(-1)).toBe(
+      '  → another shop with its own feed: `node bin/sync-gateway.js channel create shop-b --from all`, ' +
+        '`node bin/sync-gateway.js token create --name shop-b --role webshop --channel shop-b`, then give shop-b that token',
+    );
     expect(renderStartupBanner(onPostgres)).toContain('  Database       PostgreSQL db:5432/sgw');
   });
 
