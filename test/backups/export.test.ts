@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import pino from 'pino';
 import { acknowledgeMany } from '../../src/changes/tracked.service';
+import { channelIdOf, createChannel } from '../../src/channels/channel.service';
 import { exportToPostgres } from '../../src/backups/export-to-postgres';
 import { openStore, type Store } from '../../src/db/store';
 import { pendingCounts } from '../../src/backups/table-copy';
@@ -56,6 +57,11 @@ onPostgres('export to PostgreSQL, from a store in use', () => {
     // The first 50 listed and acknowledged by this reader: they stay acknowledged there, the other 70 pending.
     const listed = await listUpdatedProducts(source, READER, { limit: 50 });
     await acknowledgeMany(source.prisma, 'products', READER, { ids: listed.payload.map((p) => p.id) });
+    // A second shop's channel (ADR 0045): all 120 pending there as new, 30 of them acknowledged.
+    await createChannel(source.prisma, 'shop-b', 'all');
+    const onB = { key: 'token:export-shop-b', channelId: await channelIdOf(source.prisma, 'shop-b') };
+    const listedOnB = await listUpdatedProducts(source, onB, { limit: 30 });
+    await acknowledgeMany(source.prisma, 'products', onB, { ids: listedOnB.payload.map((p) => p.id) });
     await syncPartners(source, [{ external_id: 'ROOT', name: 'root', type: 'B' }], 'erp_sync');
     await syncPartners(source, [{ external_id: 'LEAF', name: 'leaf', type: 'C', parent_external_id: 'ROOT' }], 'erp_sync');
     setWebhookNetworks({ allowed: ['127.0.0.1/32'], blocked: [] });
@@ -94,6 +100,15 @@ onPostgres('export to PostgreSQL, from a store in use', () => {
       expect(there.meta.total).toBe(70);
       await acknowledgeMany(target.prisma, 'products', READER, { ids: there.payload.map((p) => p.id) });
       expect((await listUpdatedProducts(target, READER, { limit: 500 })).meta.total).toBe(0);
+
+      // The channel and its state came along: the same feed on shop B's channel, its counts exact.
+      const onB = async (store: Store) => ({ key: 'token:export-shop-b', channelId: await channelIdOf(store.prisma, 'shop-b') });
+      const thereOnB = await listUpdatedProducts(target, await onB(target), { limit: 500 });
+      const hereOnB = await listUpdatedProducts(source, await onB(source), { limit: 500 });
+      expect(thereOnB.payload.map((p) => [p.id, p.revision, p.isNew])).toEqual(hereOnB.payload.map((p) => [p.id, p.revision, p.isNew]));
+      expect(thereOnB.meta.total).toBe(90);
+      await syncProducts(target, [{ external_id: 'P0', price: 999 }], 'erp_sync');
+      expect((await listUpdatedProducts(target, await onB(target), { limit: 500 })).meta.total).toBe(91);
 
       const maxId = (await target.prisma.product.aggregate({ _max: { id: true } }))._max.id!;
       await syncProducts(target, [{ external_id: 'NEW-1', name: 'new', price: 1 }], 'erp_sync');
