@@ -254,4 +254,63 @@ describe.each(backends)('channels on %s', (backend) => {
     expect((await list(a)).payload.map((p) => p.externalId)).toEqual(['Q2']);
     expect((await list(b)).meta.total).toBe(2);
   });
+
+  /**
+   * Pushes, polls and acknowledgements on two channels at once (two tokens on A): whatever
+   * interleaving, each channel's total equals its pending records counted row by row, no channel
+   * ever holds an acknowledgement of a revision none of its tokens was shown, and once the pushes
+   * stop, acking what is listed empties each channel without touching the other.
+   */
+  it('keeps counts exact and acks within what was shown under concurrent pushes, polls and acks', async () => {
+    const { a, b } = await twoShops();
+    const a2 = { key: `token:a2-${round}`, channelId: a.channelId };
+    const shownMax = new Map<number, Map<number, number>>([[a.channelId, new Map()], [b.channelId, new Map()]]);
+    let pushing = true;
+    const pusher = (async () => {
+      for (let i = 0; i < 25; i++) {
+        const batch = Array.from({ length: 8 }, (_, k) => ({ external_id: `K${(i * 3 + k) % 20}`, price: i * 10 + k }));
+        expect((await syncProducts(db, batch, 'erp_sync')).success).toBe(true);
+      }
+      pushing = false;
+    })();
+    const consumer = async (reader: { key: string; channelId: number }, byRevision: boolean) => {
+      const shown = shownMax.get(reader.channelId)!;
+      do {
+        const page = await list(reader);
+        for (const p of page.payload) shown.set(p.id, Math.max(shown.get(p.id) ?? 0, p.revision));
+        if (page.payload.length === 0) continue;
+        const half = page.payload.filter((_, i) => i % 2 === 0);
+        await acknowledgeMany(
+          db.prisma,
+          'products',
+          reader,
+          byRevision ? { items: half.map((p) => ({ id: p.id, revision: p.revision })) } : { ids: half.map((p) => p.id) },
+        );
+      } while (pushing);
+    };
+    await Promise.all([pusher, consumer(a, false), consumer(a2, true), consumer(b, false)]);
+
+    const pendingRowByRow = async (channelId: number) =>
+      (
+        await db.prisma.$queryRawUnsafe<Array<{ n: number }>>(
+          `SELECT count(*)::int AS n FROM products AS t
+             LEFT JOIN channel_acks AS a ON a.channel_id = $1 AND a.table_name = 'products' AND a.record_id = t.id
+            WHERE (t.updated_at, t.id) > (SELECT stamp, record_id FROM channel_cursors WHERE channel_id = $1 AND table_name = 'products')
+              AND (a.acked_revision IS NULL OR a.acked_revision < t.revision)`,
+          channelId,
+        )
+      )[0]!.n;
+    for (const reader of [a, b]) {
+      const page = await list(reader);
+      expect(page.meta.total).toBe(page.payload.length);
+      expect(page.meta.total).toBe(await pendingRowByRow(reader.channelId));
+      const acks = await db.prisma.channelAck.findMany({ where: { channelId: reader.channelId, tableName: 'products' } });
+      for (const ack of acks) expect(ack.ackedRevision).toBeLessThanOrEqual(shownMax.get(reader.channelId)!.get(ack.recordId) ?? 0);
+    }
+    const before = (await list(b)).meta.total;
+    await acknowledgeMany(db.prisma, 'products', a, { ids: (await list(a)).payload.map((p) => p.id) });
+    expect((await list(a)).meta.total).toBe(0);
+    expect(await pendingRowByRow(a.channelId)).toBe(0);
+    expect((await list(b)).meta.total).toBe(before);
+  });
 });
