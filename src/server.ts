@@ -16,6 +16,7 @@ import { startupFields, STARTUP_MESSAGE } from './startup-banner';
 import { createWorker } from './queue/worker';
 import { queueDatabaseOverPg } from './queue/sql/queue-database';
 import { spawnWorkerThread, type PendingWorkerThread } from './queue/worker-thread';
+import { changeBatchHooks, createChangeBatches } from './channels/change-batches';
 import { loadServingModules, type ServingModules } from './serving-modules';
 import { setWebhookNetworks } from './webhooks/network-policy';
 import { createSecretBox, loadEncryptionKey } from './webhooks/secret-box';
@@ -148,6 +149,7 @@ export async function startWorker(config: AppConfig, logger: Logger): Promise<{ 
   const worker = createWorker({
     // The statements the worker thread of `serve` runs, on this process's pool.
     database: queueDatabaseOverPg(db.sql),
+    ...changeBatchHooks(createChangeBatches(db.sql, logger)),
     secrets,
     logger,
     databaseUrl: db.url,

@@ -7,6 +7,7 @@ import { pendingFieldsSql, trackedTable, type FeedListing, type TrackedTableName
 import { aboveCursorSql, channelAckJoinSql } from './channel-ledger';
 import { channelPendingCountSql } from './channel-counts';
 import { entityOfTable } from './tracked-entities';
+import { PUSH_TARGETS_SQL, refuseIfPushed } from './push-mode';
 
 /**
  * Pages of every list (SPEC 2.2, 4.1): the arguments, the generic page of a Prisma query, and the
@@ -84,6 +85,14 @@ export async function changeListPage<Row extends { id: number; revision: number 
   filter: Record<string, string> = {},
 ): Promise<PageShape<Row>> {
   const page = resolvePage(args);
+  // A token's listing of a channel that pushes would split its feed (ADR 0047); a dashboard's read may.
+  if (reader.key !== null) {
+    await refuseIfPushed(
+      db.sql,
+      async () => (await db.sql.query<{ channel_id: number | null; url: string }>(PUSH_TARGETS_SQL)).rows,
+      reader.channelId,
+    );
+  }
   const params: unknown[] = [];
   const parameter = (value: unknown, type: string) => `$${params.push(value)}::${type}`;
   const key = reader.key === null ? undefined : parameter(reader.key, 'text');

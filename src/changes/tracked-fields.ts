@@ -1,5 +1,8 @@
 import { validationFailed } from '../errors/app-error';
 import { builder } from '../graphql/builder';
+import { previousValues } from './previous-values';
+
+export { previousValues } from './previous-values';
 
 /** What every tracked row has (products, partners, sale orders, purchase orders). */
 type TrackedRow = {
@@ -19,25 +22,6 @@ type TrackedRow = {
   acknowledgedAt: Date | null;
   pendingValues: unknown;
 };
-
-/**
- * `previous` of a change record (ADR 0028): for each changed field, its value as of the reader's
- * channel's last acknowledgement, i.e. the value before its first change after it (entries at or
- * below it are kept only for other channels, ADR 0045). Null for a new record; a field only
- * re-sent by a resync (its value did not change) has none.
- */
-export function previousValues(
-  row: Pick<TrackedRow, 'isNew' | 'changedFields' | 'pendingValues' | 'ackedRevision'>,
-): Record<string, unknown> | null {
-  if (row.isNew) return null;
-  const pending = (row.pendingValues ?? {}) as Record<string, Array<[number, unknown]>>;
-  const previous: Record<string, unknown> = {};
-  for (const field of row.changedFields) {
-    const entry = pending[field]?.find(([revision]) => revision > row.ackedRevision);
-    if (entry) previous[field] = entry[1];
-  }
-  return previous;
-}
 
 /** Shared by every outbound record that can be acknowledged (change records, price items, stock entries). */
 export const REVISION_DESCRIPTION =

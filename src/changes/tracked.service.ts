@@ -7,6 +7,7 @@ import type { BatchAckResultShape, RecordReportShape, SyncErrorShape, SyncResult
 import { staleError } from './source-time';
 import type { RecordReport } from './upsert';
 import { forEachPaced, pace, type Pace } from './pace';
+import { PUSH_TARGETS_SQL, refuseIfPushed } from './push-mode';
 import { acknowledge, type AckItem, type AckOutcome, type FeedReader, type SqlRunner, type TrackedTableName } from './ledger';
 
 /** As many as one inbound push can create (a stock list of 10,000 entries). */
@@ -174,7 +175,9 @@ export async function acknowledgeMany(
  * Where an acknowledgement runs: channel default's is one statement; another channel's takes a
  * few in one transaction (channel-ledger.ts), opened here unless the caller is in one already.
  */
-function ledgerTransaction<T>(db: SqlRunner | PrismaClient, reader: FeedReader, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+async function ledgerTransaction<T>(db: SqlRunner | PrismaClient, reader: FeedReader, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+  // A channel that pushes is acknowledged by its endpoint's 2xx, not by a token (ADR 0047).
+  await refuseIfPushed(db, () => db.$queryRawUnsafe(PUSH_TARGETS_SQL), reader.channelId);
   if (reader.channelId === null || !('$transaction' in db)) return work(db);
   return db.$transaction((tx) => work(tx));
 }

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { PrismaClient } from '../generated/prisma/client';
 import { AppError, notFound, validationFailed } from '../errors/app-error';
+import { setChangesTarget } from '../webhooks/webhook.service';
+import type { SecretBox } from '../webhooks/secret-box';
+import { DEFAULT_BATCH_SIZE } from './change-batches';
 import { DEFAULT_CHANNEL } from '../auth/token.service';
 import { takeChangeClock } from '../changes/change-clock';
 import { scopeSql } from '../changes/channel-ledger';
@@ -31,7 +34,16 @@ export type ChannelSummary = {
   /** Names of the tokens bound to it that are not revoked (of a deleted channel: the ones revoked). */
   tokens: string[];
   deleted?: boolean;
+  /** Where its change records are pushed (ADR 0047); null: its tokens poll. */
+  push: ChannelPush | null;
+  /** The push target's `whsec_` secret, only in the answer that created it. */
+  newSecret?: string;
 };
+
+export type ChannelPush = { url: string; batchSize: number; webhookId: number; active: boolean };
+
+const pushOf = (config: { id: number; url: string; batchSize: number | null; active: boolean } | null | undefined): ChannelPush | null =>
+  config ? { url: config.url, batchSize: config.batchSize ?? DEFAULT_BATCH_SIZE, webhookId: config.id, active: config.active } : null;
 
 /**
  * Writers that take more than one clock take them in this order (change-clock.ts); creating a
@@ -70,7 +82,7 @@ export async function createChannel(prisma: PrismaClient, name: string, from: Ch
     },
     { timeout: 10 * 60_000, maxWait: 60_000 },
   );
-  return { id: created.id, name: created.name, startedFrom: from, createdAt: created.createdAt, tokens: [] };
+  return { id: created.id, name: created.name, startedFrom: from, createdAt: created.createdAt, tokens: [], push: null };
 }
 
 async function startCursor(tx: SqlRunner, table: TrackedTableName, channelId: number, from: ChannelStart): Promise<void> {
@@ -103,19 +115,22 @@ async function startCursor(tx: SqlRunner, table: TrackedTableName, channelId: nu
 
 /** Channel default first, then the others by name, each with its live tokens. */
 export async function listChannels(prisma: PrismaClient): Promise<ChannelSummary[]> {
-  const [channels, tokens] = await Promise.all([
+  const [channels, tokens, pushes] = await Promise.all([
     prisma.channel.findMany({ orderBy: { name: 'asc' } }),
     prisma.apiToken.findMany({ where: { revokedAt: null }, select: { name: true, channelId: true }, orderBy: { id: 'asc' } }),
+    prisma.webhookConfig.findMany({ where: { kind: 'changes' } }),
   ]);
   const tokensOf = (id: number | null) => tokens.filter((t) => t.channelId === id).map((t) => t.name);
+  const push = (id: number | null) => pushOf(pushes.find((p) => p.channelId === id));
   return [
-    { id: null, name: DEFAULT_CHANNEL, startedFrom: null, createdAt: null, tokens: tokensOf(null) },
+    { id: null, name: DEFAULT_CHANNEL, startedFrom: null, createdAt: null, tokens: tokensOf(null), push: push(null) },
     ...channels.map((c) => ({
       id: c.id,
       name: c.name,
       startedFrom: c.startedFrom as ChannelStart,
       createdAt: c.createdAt,
       tokens: tokensOf(c.id),
+      push: push(c.id),
     })),
   ];
 }
@@ -163,10 +178,44 @@ export async function deleteChannel(prisma: PrismaClient, name: string): Promise
         startedFrom: channel.startedFrom as ChannelStart,
         createdAt: channel.createdAt,
         tokens: bound.map((t) => t.name),
+        push: null,
       };
     },
     { timeout: 10 * 60_000, maxWait: 60_000 },
   );
+}
+
+/** One channel by name, default included; a 404 for an unknown name. */
+export async function channelNamed(prisma: PrismaClient, name: string): Promise<ChannelSummary> {
+  const channel = (await listChannels(prisma)).find((c) => c.name === name);
+  if (!channel) throw notFound('Channel', name);
+  return channel;
+}
+
+/**
+ * Turns push on for a channel (ADR 0047), default included: its change records go to `url` in
+ * batches, each acknowledged by the endpoint's 2xx, and its tokens may no longer poll. On a channel
+ * that pushes already, changes the URL or the batch size (the secret stays).
+ */
+export async function setChannelPush(
+  prisma: PrismaClient,
+  box: SecretBox,
+  name: string,
+  target: { url: string; batchSize?: number | undefined },
+): Promise<ChannelSummary> {
+  const channel = await channelNamed(prisma, name);
+  const config = await setChangesTarget(prisma, box, channel.id, target);
+  return { ...channel, push: pushOf(config), ...(config.newSecret ? { newSecret: config.newSecret } : {}) };
+}
+
+/**
+ * Turns push off: its tokens poll again. A batch in flight is not delivered (its configuration is
+ * gone) and its records stay pending.
+ */
+export async function stopChannelPush(prisma: PrismaClient, name: string): Promise<ChannelSummary> {
+  const channel = await channelNamed(prisma, name);
+  await prisma.webhookConfig.deleteMany({ where: { kind: 'changes', channelId: channel.id } });
+  return { ...channel, push: null };
 }
 
 /** Per entity type: records pending and the age in seconds of the oldest pending change. */

@@ -49,6 +49,8 @@ export function signatureHeaders(storedSecret: string, messageId: string, timest
  * after `event` (items queued before it was added have none, and JSON leaves it out).
  */
 export function eventBody(payload: Record<string, unknown>): string {
+  // A change batch (ADR 0047) is sent as queued: its producer wrote exactly the body.
+  if (payload['event'] === 'changes') return JSON.stringify(payload);
   const { event, failure_id, entity_type, external_id, source, error_message, error_details, failed_at } = payload;
   return JSON.stringify({ event, failure_id, entity_type, external_id, source, error_message, error_details, failed_at });
 }

@@ -27,7 +27,7 @@ export function enqueueDeliveriesSql(failure: string, direction: string): string
                                  'source', f.source, 'error_message', f.error_message, 'error_details', f.error_details,
                                  'failed_at', to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
               c.id, f.id
-         FROM ${failure} f JOIN webhook_configs c ON c.active AND c.entity_type = f.entity_type AND c.direction = ${direction}::webhook_direction
+         FROM ${failure} f JOIN webhook_configs c ON c.active AND c.kind = 'failures' AND c.entity_type = f.entity_type AND c.direction = ${direction}::webhook_direction
         ORDER BY c.id
        RETURNING id
      )`;

@@ -13,6 +13,7 @@ import { createSecretBox } from '../webhooks/secret-box';
 import { queueDatabaseOverPg } from './sql/queue-database';
 import { wakeGate } from './wake-gate';
 import { createWorker } from './worker';
+import { changeBatchHooks, createChangeBatches } from '../channels/change-batches';
 import type { WorkerThreadCommand, WorkerThreadData, WorkerThreadMessage } from './worker-thread';
 
 const port = parentPort!;
@@ -42,8 +43,10 @@ function run(databaseUrl: string, encryptionKey: Uint8Array): Started {
       outcomes = [];
     });
   };
+  const changeBatches = createChangeBatches(pool, logger);
   const worker = createWorker({
     database: queueDatabaseOverPg(pool),
+    ...changeBatchHooks(changeBatches),
     secrets: createSecretBox(Buffer.from(encryptionKey)),
     logger,
     databaseUrl,

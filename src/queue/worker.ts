@@ -49,6 +49,17 @@ export type WorkerOptions = {
   disableAfterMs?: number | undefined;
   /** Items abandoned or recovered, configurations disabled: for the `operationalEvents` subscription. */
   onOperationalEvents?: ((events: OperationalEvent[]) => void) | undefined;
+  /**
+   * Work that queues items itself (change webhooks, ADR 0047): run before each claim, so that a
+   * batch queued now is claimed in the same round. Its failure is logged and tried next round.
+   */
+  produce?: (() => Promise<number>) | undefined;
+  /**
+   * Runs for an item answered 2xx before its result is recorded (a change batch's acknowledgement).
+   * If it throws, the result is not recorded: the lease runs out and the item is attempted again,
+   * with the same webhook-id.
+   */
+  beforeCompleted?: ((item: ClaimedItem) => Promise<void>) | undefined;
   /** Prunes finished records while running (ADR 0021); without it nothing is pruned. */
   retention?: RetentionSettings | undefined;
 };
@@ -85,7 +96,16 @@ export function createWorker(options: WorkerOptions): Worker {
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const resultRetryMs = options.resultRetryMs ?? 10_000;
-  const attempt = createItemAttempt({ secrets: options.secrets, clock, timeoutMs: options.timeoutMs });
+  const attemptItem = createItemAttempt({ secrets: options.secrets, clock, timeoutMs: options.timeoutMs });
+  const attempt = async (item: ClaimedItem, token: string): Promise<AttemptResult> => {
+    const result = await attemptItem(item, token);
+    if (result.status === 'completed' && options.beforeCompleted) {
+      await options.beforeCompleted(item);
+      // The next batch of a push channel may be queued now.
+      wake();
+    }
+    return result;
+  };
   const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_HOURS * 3_600_000;
 
   let running = false;
@@ -191,7 +211,18 @@ export function createWorker(options: WorkerOptions): Worker {
     return pruneExpired(database, retention, { now: clock(), batchSize: retention.batchSize, timeLimitMs: retention.timeLimitMs });
   }
 
+  /** Queues what `produce` has due; logged, never thrown: deliveries go on regardless. */
+  async function produce(): Promise<void> {
+    if (!options.produce) return;
+    try {
+      await options.produce();
+    } catch (error) {
+      logger.warn({ cause: describeDatabaseError(error) }, 'could not queue produced work; trying again next round');
+    }
+  }
+
   async function runOnce(): Promise<number> {
+    await produce();
     const { token, items } = await claim(batchSize);
     if (items.length === 0) return 0;
     await writeResults(await Promise.all(items.map((item) => attempt(item, token))));
@@ -226,6 +257,7 @@ export function createWorker(options: WorkerOptions): Worker {
       options.wakeGate?.takeWork();
       let more = false;
       try {
+        await produce();
         if (inFlight.size < concurrency) more = await fill();
         lastClaimAt = Date.now();
         lastClaimError = undefined;

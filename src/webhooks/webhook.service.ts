@@ -106,6 +106,46 @@ export async function createWebhook(prisma: PrismaClient, box: SecretBox, input:
   return { ...view(row), ...(generated ? { newSecret: generated } : {}) };
 }
 
+/** Where a push channel's change records go (ADR 0047): a URL, and how many records per delivery. */
+export const changesTargetInput = z.object({ url: webhookUrl, batchSize: z.number().int().min(1).max(500).optional() });
+
+/**
+ * Points channel `channelId` (null: default) at a URL as a configuration of kind `changes`: a new
+ * one with a generated `whsec_` secret (shown once, in newSecret), or the existing one with a new
+ * URL and batch size (its secret, health and attempt log kept; rotate it as any other).
+ */
+export async function setChangesTarget(
+  prisma: PrismaClient,
+  box: SecretBox,
+  channelId: number | null,
+  input: z.input<typeof changesTargetInput>,
+): Promise<WebhookView> {
+  const t = parseInput(changesTargetInput, input);
+  const existing = await prisma.webhookConfig.findFirst({ where: { kind: 'changes', channelId } });
+  if (existing) {
+    const freshStart = t.url !== existing.url ? { failingSince: null, consecutiveFailedItems: 0, autoDisabledAt: null } : {};
+    const row = await prisma.webhookConfig.update({
+      where: { id: existing.id },
+      data: { ...freshStart, url: t.url, batchSize: t.batchSize ?? existing.batchSize, updatedAt: new Date() },
+    });
+    return view(row);
+  }
+  const secret = generateSecret();
+  const row = await prisma.webhookConfig.create({
+    data: {
+      kind: 'changes',
+      channelId,
+      url: t.url,
+      batchSize: t.batchSize ?? null,
+      // A changes configuration matches no failure event; these say where its records go.
+      entityType: 'product',
+      direction: 'to_webshop',
+      secretEncrypted: box.encrypt(encodeKeyring(keyringOf(secret))),
+    },
+  });
+  return { ...view(row), newSecret: secret };
+}
+
 /**
  * A new secret replaces the old one at once; rotateWebhookSecret keeps the old one valid for a while.
  * Enabling a disabled configuration, or pointing it at a new URL, starts its health afresh

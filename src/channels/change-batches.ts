@@ -1,0 +1,185 @@
+import type { Logger } from 'pino';
+import type { Pool, PoolClient } from 'pg';
+import { acknowledge, type FeedListing, type SqlRunner } from '../changes/ledger';
+import { changeListPage } from '../changes/page';
+import { previousValues } from '../changes/previous-values';
+import { TRACKED_ENTITIES, trackedTable, type AnyTrackedEntity } from '../changes/tracked-entities';
+import { aboveCursorSql, channelAckJoinSql } from '../changes/channel-ledger';
+
+/**
+ * Change webhooks (issue 32, ADR 0047): a channel that pushes gets its change records delivered
+ * by the webhook worker, one batch in flight at a time. `produce` queues the next batch of every
+ * push channel with none in flight; `acknowledge` runs when a batch was answered 2xx, before the
+ * result is recorded, and acknowledges exactly the revisions the batch carried. Both run on a pg
+ * pool, in the delivery worker's thread too (no Prisma runtime there).
+ */
+
+export const CHANGES_EVENT = 'changes';
+
+/** One change record as the change lists answer it, with the id and revision the ack names. */
+export type ChangeBatchPayload = {
+  event: typeof CHANGES_EVENT;
+  channel: string;
+  entity_type: string;
+  records: Array<Record<string, unknown> & { id: number; revision: number }>;
+};
+
+export type ChangeBatches = {
+  /** Queues the next batch of each push channel that has none in flight; returns how many it queued. */
+  produce(): Promise<number>;
+  /** The batch was answered 2xx: acknowledges its revisions on its channel. */
+  acknowledge(payload: Record<string, unknown>): Promise<void>;
+};
+
+type PushTarget = { id: number; channel_id: number | null; name: string | null; batch_size: number | null };
+
+export const DEFAULT_BATCH_SIZE = 100;
+export const MAX_BATCH_SIZE = 500;
+
+/** No batch pending or being delivered: a push channel whose last batch is done (acknowledged, or abandoned: its records are still pending and go again). */
+const IDLE = `NOT EXISTS (SELECT 1 FROM outbound_queue_items AS o
+                           WHERE o.webhook_config_id = c.id AND o.status IN ('pending', 'processing'))`;
+
+export function createChangeBatches(pool: Pool, logger: Logger): ChangeBatches {
+  return {
+    async produce() {
+      const { rows } = await pool.query<PushTarget>(
+        `SELECT c.id, c.channel_id, ch.name, c.batch_size FROM webhook_configs AS c LEFT JOIN channels AS ch ON ch.id = c.channel_id
+          WHERE c.kind = 'changes' AND c.active AND ${IDLE}`,
+      );
+      let queued = 0;
+      for (const target of rows) {
+        try {
+          if (await queueNextBatch(pool, target)) queued++;
+        } catch (error) {
+          logger.warn({ err: error, webhook: target.id }, 'could not queue the next batch of change records; trying again later');
+        }
+      }
+      return queued;
+    },
+    async acknowledge(payload) {
+      const batch = payload as unknown as ChangeBatchPayload;
+      const entity = TRACKED_ENTITIES.find((e) => e.entityType === batch.entity_type);
+      if (!entity) throw new Error(`A change batch of unknown entity type ${String(batch.entity_type)}`);
+      const channelId = await channelIdOf(pool, batch.channel);
+      // Gone with its channel: nothing is pending there any more.
+      if (channelId === undefined) return;
+      const items = batch.records.map((r) => ({ id: r.id, revision: r.revision }));
+      await inTransaction(pool, (tx) => acknowledge(tx, entity.table, { key: 'change-webhook', channelId }, items));
+    },
+  };
+}
+
+/** Queues one batch for `target` unless another producer did meanwhile; true when it queued one. */
+async function queueNextBatch(pool: Pool, target: PushTarget): Promise<boolean> {
+  return inTransaction(pool, async (tx) => {
+    // Producers on every replica take turns per channel, and check again once it is their turn.
+    await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext('change_batches'), $1::int)::text`, target.id);
+    const idle = await tx.$queryRawUnsafe<unknown[]>(
+      `SELECT 1 FROM webhook_configs AS c WHERE c.id = $1 AND c.active AND ${IDLE}`,
+      target.id,
+    );
+    if (idle.length === 0) return false;
+    const entity = await oldestPendingEntity(tx, target.channel_id);
+    if (!entity) return false;
+    const reader: FeedListing = { key: null, channelId: target.channel_id };
+    const page = await changeListPage<Record<string, unknown> & { id: number; revision: number }>({ sql: pool }, entity.table, reader, {
+      limit: target.batch_size ?? DEFAULT_BATCH_SIZE,
+    });
+    if (page.payload.length === 0) return false;
+    const payload: ChangeBatchPayload = {
+      event: CHANGES_EVENT,
+      channel: target.name ?? 'default',
+      entity_type: entity.entityType,
+      records: page.payload.map((row) => changeRecord(entity, row)),
+    };
+    await tx.$executeRawUnsafe(
+      `INSERT INTO outbound_queue_items (status, message_id, event, payload, webhook_config_id)
+       VALUES ('pending', 'msg_' || replace(gen_random_uuid()::text, '-', ''), '${CHANGES_EVENT}', $1::jsonb, $2)`,
+      JSON.stringify(payload),
+      target.id,
+    );
+    return true;
+  });
+}
+
+/** The entity whose oldest pending change is oldest on the channel: its batch goes first. */
+async function oldestPendingEntity(tx: SqlRunner, channelId: number | null): Promise<AnyTrackedEntity | undefined> {
+  const oldest = TRACKED_ENTITIES.map((entity) => {
+    const table = trackedTable(entity.table);
+    return channelId === null
+      ? `(SELECT updated_at FROM ${table} WHERE pending ORDER BY updated_at, id LIMIT 1)`
+      : `(SELECT t.updated_at FROM ${table} AS t ${channelAckJoinSql(entity.table, 't', '$1::int')}
+           WHERE ${aboveCursorSql(entity.table, 't', '$1::int')} AND (a.acked_revision IS NULL OR a.acked_revision < t.revision)
+           ORDER BY t.updated_at, t.id LIMIT 1)`;
+  });
+  const [row] = await tx.$queryRawUnsafe<Array<Record<string, Date | null>>>(
+    `SELECT ${oldest.map((sql, i) => `${sql} AS e${i}`).join(', ')}`,
+    ...(channelId === null ? [] : [channelId]),
+  );
+  let best: { entity: AnyTrackedEntity; at: Date } | undefined;
+  TRACKED_ENTITIES.forEach((entity, i) => {
+    const at = row?.[`e${i}`];
+    if (at instanceof Date && (!best || at < best.at)) best = { entity, at };
+  });
+  return best?.entity;
+}
+
+/** A page row as the change list answers it: the ledger's own columns out, `previous` in. */
+function changeRecord(entity: AnyTrackedEntity, row: Record<string, unknown> & { id: number; revision: number }) {
+  const { ackedRevision, pendingValues, ...record } = row;
+  if (!entity.keyed) return record;
+  const previous = previousValues({
+    isNew: record['isNew'] === true,
+    changedFields: (record['changedFields'] as string[] | undefined) ?? [],
+    pendingValues,
+    ackedRevision: Number(ackedRevision ?? 0),
+  });
+  return { ...record, previous };
+}
+
+async function channelIdOf(pool: Pool, name: string): Promise<number | null | undefined> {
+  if (name === 'default') return null;
+  const { rows } = await pool.query<{ id: number }>('SELECT id FROM channels WHERE name = $1', [name]);
+  return rows[0]?.id;
+}
+
+/** The ledger's statements on one pooled connection, in a transaction (no Prisma in the worker's thread). */
+async function inTransaction<T>(pool: Pool, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(runnerOn(client));
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+function runnerOn(client: PoolClient): SqlRunner {
+  const unsupported = () => Promise.reject(new Error('tagged statements are not used on this connection'));
+  const runner = {
+    $queryRawUnsafe: async (text: string, ...values: unknown[]) => (await client.query(text, values)).rows,
+    $executeRawUnsafe: async (text: string, ...values: unknown[]) => (await client.query(text, values)).rowCount ?? 0,
+    $queryRaw: unsupported,
+    $executeRaw: unsupported,
+  };
+  return runner as unknown as SqlRunner;
+}
+
+/** The worker's hooks for change webhooks: produce batches, acknowledge the delivered ones. */
+export function changeBatchHooks(batches: ChangeBatches): {
+  produce: () => Promise<number>;
+  beforeCompleted: (item: { payload: Record<string, unknown> }) => Promise<void>;
+} {
+  return {
+    produce: () => batches.produce(),
+    beforeCompleted: async (item) => {
+      if (item.payload['event'] === CHANGES_EVENT) await batches.acknowledge(item.payload);
+    },
+  };
+}
