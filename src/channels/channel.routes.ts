@@ -56,4 +56,40 @@ export const channelRoutes: RestRoute[] = [
       '404 when there is no such channel; 409 for `default`, which always exists. Answers the channel as it was.',
     example: { response: { ...exampleChannel, lag: [] } },
   },
+  {
+    field: 'Mutation.setChannelPush',
+    method: 'POST',
+    path: '/v1/channels/:name/push',
+    extraErrors: ['FORBIDDEN'],
+    tag: 'Channels',
+    summary: 'Push a channel’s changes to a URL (change webhooks)',
+    description:
+      'Admin only. Body `{"url": "https://shop-b.example.com/hooks/changes", "batchSize": 100}`. From now on the channel (`default` included) pushes its change records ' +
+      'to the URL instead of being polled: POSTs of `{"event":"changes","channel","entity_type","records":[…]}` (the change list’s records, one entity type, ' +
+      'at most batchSize), signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and `X-Webhook-Signature`. ' +
+      'A 2xx acknowledges exactly the revisions sent; any other answer retries on the delivery schedule with the same webhook-id; one batch at a time, ' +
+      'so a later revision of a record never overtakes an earlier one. Its tokens’ change lists and acknowledgements answer 409 meanwhile. ' +
+      'The first call answers the `whsec_` secret once in newSecret; later calls change the URL or batch size. Pause, resume, rotate and test it as webhook ' +
+      'configuration `push.webhookId` (kind changes). 404 when there is no such channel.',
+    strictBody: true,
+    example: {
+      request: { url: 'https://shop-b.example.com/hooks/changes', batchSize: 100 },
+      response: {
+        ...exampleChannel,
+        push: { url: 'https://shop-b.example.com/hooks/changes', batchSize: 100, webhookId: 7, active: true },
+        newSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      },
+    },
+  },
+  {
+    field: 'Mutation.stopChannelPush',
+    method: 'DELETE',
+    path: '/v1/channels/:name/push',
+    extraErrors: ['FORBIDDEN'],
+    tag: 'Channels',
+    summary: 'Stop pushing: the channel is polled again',
+    description:
+      'Admin only. The channel stops pushing and its tokens poll it again; a batch not delivered yet stays pending (nothing is lost). 404 when there is no such channel.',
+    example: { response: { ...exampleChannel, push: null, newSecret: null } },
+  },
 ];

@@ -54,6 +54,11 @@ const WebhookConfig = builder.objectRef<WebhookView>('WebhookConfig').implement(
     entityType: t.field({ type: FailureEntityType, resolve: (w) => w.entityType }),
     direction: t.field({ type: WebhookDirection, resolve: (w) => w.direction }),
     active: t.exposeBoolean('active'),
+    kind: t.exposeString('kind', {
+      description:
+        'failures: sync_failure events of its entity type and direction; changes: a channel’s change records (change webhooks, see Channel.push), ' +
+        'whose entity type and direction say nothing.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     health: t.field({ type: WebhookHealth, resolve: healthOf }),

@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { lockDataDir } from '../../src/db/data-dir-lock';
 import { runningClusterUrl } from '../../src/db/embedded-postgres';
 import { ROOT, runCli, serveProcess, type ServeProcess } from '../support/process';
+import { startReceiver } from '../support/receiver';
 
 /** A ceiling against hangs on a loaded two-core machine, not a target. */
 const TIMEOUT_MS = 600_000;
@@ -27,7 +28,7 @@ describe('the CLI while the embedded server runs (its cluster, through the socke
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'sgw-ctl-'));
     // The longest token cache there is: a revocation must not wait for it.
-    env = { ...baseEnv(dataDir), TOKEN_CACHE_TTL_MS: '300000' };
+    env = { ...baseEnv(dataDir), TOKEN_CACHE_TTL_MS: '300000', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' };
     server = await serveProcess(env);
   }, TIMEOUT_MS);
   afterAll(async () => {
@@ -137,6 +138,32 @@ describe('the CLI while the embedded server runs (its cluster, through the socke
       while (Date.now() < deadline && (status = (await fetch(`${server.url}/api/v1/updated-products`, { headers: shopB })).status) !== 401)
         await new Promise((resolve) => setTimeout(resolve, 200));
       expect(status).toBe(401);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "pushes a channel to a URL from the CLI: the server's worker delivers its changes and the 2xx acknowledges them",
+    async () => {
+      const receiver = await startReceiver(() => ({ status: 204 }));
+      try {
+        const created = await runCli(env, ['channel', 'create', 'pushed', '--from', 'all', '--push-url', receiver.url, '--batch-size', '50']);
+        expect(created).toMatchObject({ code: 0, stderr: '' });
+        expect(created.stdout.trim().split('\n').pop()).toMatch(/^whsec_/);
+        const deadline = Date.now() + 30_000;
+        const delivered = () => receiver.requests.flatMap((r) => (JSON.parse(r.body) as { records: Array<{ externalId?: string }> }).records);
+        while (Date.now() < deadline && !delivered().some((r) => r.externalId === 'CTL-1')) await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(delivered().map((r) => r.externalId)).toContain('CTL-1');
+        expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ event: 'changes', channel: 'pushed' });
+        // Acknowledged by the 2xx: nothing of it stays pending on the channel.
+        let listed = '';
+        while (Date.now() < deadline && !/pushed.*product 0/.test((listed = (await runCli(env, ['channel', 'list'])).stdout)))
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(listed).toMatch(/pushed.*product 0/);
+        expect(await runCli(env, ['channel', 'poll', 'pushed'])).toMatchObject({ code: 0, stderr: '' });
+      } finally {
+        await receiver.close();
+      }
     },
     TIMEOUT_MS,
   );

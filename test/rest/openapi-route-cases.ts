@@ -93,6 +93,7 @@ export async function seedFixtures(ctx: {
   f.queueFailed = (await queueItem('failed', 1)).id;
   f.queuePending = (await queueItem('pending', 2)).id;
   await createChannel(prisma, 'oa-gone');
+  await createChannel(prisma, 'oa-push');
   f.webhook = (
     await createWebhook(prisma, ctx.secrets, { url: 'http://127.0.0.1:9/oa-hook', entityType: 'product', direction: 'to_erp' })
   ).id;
@@ -285,6 +286,26 @@ export function routeCases(f: Fixtures): Record<string, RouteCases> {
         403: () => ({ method: 'DELETE', path: '/api/v1/channels/oa-gone' }),
         404: () => ({ method: 'DELETE', path: '/api/v1/channels/no-such-channel', token: f.admin }),
         409: () => ({ method: 'DELETE', path: '/api/v1/channels/default', token: f.admin }),
+      },
+    },
+    'POST /api/v1/channels/{name}/push': {
+      success: () => ({
+        method: 'POST',
+        path: '/api/v1/channels/oa-push/push',
+        token: f.admin,
+        body: { url: 'http://127.0.0.1:9/oa-changes', batchSize: 10 },
+      }),
+      errors: {
+        400: () => ({ method: 'POST', path: '/api/v1/channels/oa-push/push', token: f.admin, body: { url: 'ftp://x', batchSize: 0 } }),
+        403: () => ({ method: 'POST', path: '/api/v1/channels/oa-push/push', body: { url: 'http://127.0.0.1:9/x' } }),
+        404: () => ({ method: 'POST', path: '/api/v1/channels/no-such/push', token: f.admin, body: { url: 'http://127.0.0.1:9/x' } }),
+      },
+    },
+    'DELETE /api/v1/channels/{name}/push': {
+      success: () => ({ method: 'DELETE', path: '/api/v1/channels/oa-push/push', token: f.admin }),
+      errors: {
+        403: () => ({ method: 'DELETE', path: '/api/v1/channels/oa-push/push' }),
+        404: () => ({ method: 'DELETE', path: '/api/v1/channels/no-such/push', token: f.admin }),
       },
     },
     'POST /api/v1/auth/login': {

@@ -1028,6 +1028,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/channels/{name}/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push a channel’s changes to a URL (change webhooks)
+         * @description Admin only. Body `{"url": "https://shop-b.example.com/hooks/changes", "batchSize": 100}`. From now on the channel (`default` included) pushes its change records to the URL instead of being polled: POSTs of `{"event":"changes","channel","entity_type","records":[…]}` (the change list’s records, one entity type, at most batchSize), signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and `X-Webhook-Signature`. A 2xx acknowledges exactly the revisions sent; any other answer retries on the delivery schedule with the same webhook-id; one batch at a time, so a later revision of a record never overtakes an earlier one. Its tokens’ change lists and acknowledgements answer 409 meanwhile. The first call answers the `whsec_` secret once in newSecret; later calls change the URL or batch size. Pause, resume, rotate and test it as webhook configuration `push.webhookId` (kind changes). 404 when there is no such channel.
+         *
+         *     Roles: admin.
+         */
+        post: operations["setChannelPush"];
+        /**
+         * Stop pushing: the channel is polled again
+         * @description Admin only. The channel stops pushing and its tokens poll it again; a batch not delivered yet stays pending (nothing is lost). 404 when there is no such channel.
+         *
+         *     Roles: admin.
+         */
+        delete: operations["stopChannelPush"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -1295,6 +1323,9 @@ export interface components {
             /** @description Pending records and the oldest pending change, per entity type. */
             lag: components["schemas"]["ChannelLag"][];
             name: string;
+            /** @description The push endpoint’s whsec_ secret, only in the answer that created it: store it now. */
+            newSecret: string | null;
+            push: components["schemas"]["ChannelPush"] | (never | null);
             /**
              * @description Null for channel default.
              * @enum {string|null}
@@ -1316,6 +1347,22 @@ export interface components {
              * @description Records with changes the channel has not acknowledged (exact).
              */
             pending: number;
+        };
+        /** @description Where a channel pushes its change records (change webhooks, ADR 0047): batches of one entity type, signed as failure deliveries are, each acknowledged by the endpoint’s 2xx. Pause and resume, health, rotation and the attempt log are those of webhook configuration webhookId. */
+        ChannelPush: {
+            /** @description false: paused (its configuration disabled); nothing is sent, nothing is lost. */
+            active: boolean;
+            /**
+             * Format: int32
+             * @description Change records per delivery.
+             */
+            batchSize: number;
+            url: string;
+            /**
+             * Format: int32
+             * @description Its webhook configuration (kind changes).
+             */
+            webhookId: number;
         };
         /**
          * ChannelStart
@@ -2090,6 +2137,8 @@ export interface components {
             health: components["schemas"]["WebhookHealth"];
             /** Format: int32 */
             id: number;
+            /** @description failures: sync_failure events of its entity type and direction; changes: a channel’s change records (change webhooks, see Channel.push), whose entity type and direction say nothing. */
+            kind: string;
             /** @description The whsec_ secret this mutation generated (createWebhookConfig without a secret, rotateWebhookSecret): shown only in that answer, null everywhere else. Receivers verify with `new Webhook(secret).verify(body, headers)` from the standardwebhooks or svix packages. */
             newSecret: string | null;
             /**
@@ -5882,9 +5931,16 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /**
+                     * Format: int32
+                     * @description With pushUrl: change records per delivery, 1–500 (default 100).
+                     */
+                    batchSize?: number;
                     from?: components["schemas"]["ChannelStart"];
                     /** @description Lower-case letters, digits, - and _; at most 63 characters. */
                     name: string;
+                    /** @description Push its change records to this URL (change webhooks) instead of being polled. */
+                    pushUrl?: string;
                 };
             };
         };
@@ -5982,6 +6038,160 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setChannelPush: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1 to 128 letters, digits, `_`, `.`, `:` or `-`): logged and sent back in X-Request-Id. Another value is replaced by a new UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes a retry safe (docs/adr/0013). Send a new unique value (a UUID) with each new request and the same value when you retry it. Within 24 hours the same key with the same method, path, query and body bytes gets the stored status and body of the first answer (with `Idempotent-Replayed: true`) instead of running again; 2xx and 4xx answers are kept, 5xx answers are not (the retry runs). The same key with a different request is a 422; while the first request is still running, a 409 with Retry-After. Keys are per token, 1 to 255 printable ASCII characters (400 otherwise). Not available for GraphQL mutations.
+                 * @example 5f0c6a52-7d1e-4b0e-9d43-2f8f4b1c9a77
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop-b.example.com/hooks/changes",
+                 *       "batchSize": 100
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description 1–500 (default 100).
+                     */
+                    batchSize?: number;
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Push a channel’s changes to a URL (change webhooks) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "b2b-portal",
+                     *       "startedFrom": "all",
+                     *       "createdAt": "2026-11-27T09:00:00.000Z",
+                     *       "tokens": [
+                     *         "b2b-shop"
+                     *       ],
+                     *       "lag": [
+                     *         {
+                     *           "entityType": "product",
+                     *           "pending": 42,
+                     *           "oldestPendingAgeSeconds": 315.2
+                     *         },
+                     *         {
+                     *           "entityType": "stock",
+                     *           "pending": 0,
+                     *           "oldestPendingAgeSeconds": null
+                     *         }
+                     *       ],
+                     *       "push": {
+                     *         "url": "https://shop-b.example.com/hooks/changes",
+                     *         "batchSize": 100,
+                     *         "webhookId": 7,
+                     *         "active": true
+                     *       },
+                     *       "newSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    stopChannelPush: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1 to 128 letters, digits, `_`, `.`, `:` or `-`): logged and sent back in X-Request-Id. Another value is replaced by a new UUID. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stop pushing: the channel is polled again */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "b2b-portal",
+                     *       "startedFrom": "all",
+                     *       "createdAt": "2026-11-27T09:00:00.000Z",
+                     *       "tokens": [
+                     *         "b2b-shop"
+                     *       ],
+                     *       "lag": [
+                     *         {
+                     *           "entityType": "product",
+                     *           "pending": 42,
+                     *           "oldestPendingAgeSeconds": 315.2
+                     *         },
+                     *         {
+                     *           "entityType": "stock",
+                     *           "pending": 0,
+                     *           "oldestPendingAgeSeconds": null
+                     *         }
+                     *       ],
+                     *       "push": null,
+                     *       "newSecret": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
