@@ -101,8 +101,7 @@ export function createWorker(options: WorkerOptions): Worker {
     const result = await attemptItem(item, token);
     if (result.status === 'completed' && options.beforeCompleted) {
       await options.beforeCompleted(item);
-      // The next batch of a push channel may be queued now.
-      wake();
+      producedDone.add(item.id);
     }
     return result;
   };
@@ -122,6 +121,8 @@ export function createWorker(options: WorkerOptions): Worker {
   let unsubscribe: (() => void) | undefined;
   let listener: QueueListener | undefined;
   const inFlight = new Set<Promise<void>>();
+  /** Completed items whose result is not written yet: once it is, `produce` may queue what follows them. */
+  const producedDone = new Set<number>();
   /** Items this worker holds a lease on (claimed, result not yet written): their leases are renewed. */
   const held = new Map<number, string>();
   let renewal: NodeJS.Timeout | undefined;
@@ -158,6 +159,10 @@ export function createWorker(options: WorkerOptions): Worker {
     if (results.length === 0) return;
     const { written, events } = await recordResults(database, results, { now: clock(), disableAfterMs });
     for (const r of results) held.delete(r.id);
+    // A push channel's batch is done: its next one may be queued at once (ADR 0047).
+    let batchDone = false;
+    for (const r of results) if (producedDone.delete(r.id)) batchDone = true;
+    if (batchDone) wake();
     for (const row of written) options.onAttempt?.(row.status === 'pending' ? 'retry' : row.status);
     const kept = new Set(written.map((w) => w.id));
     for (const r of results) {
