@@ -165,6 +165,17 @@ describe.each(backends)('channels on %s', (backend) => {
     expect((await listUpdatedSaleOrders(db, b, { limit: 10, direction: 'outbound' })).meta.total).toBe(1);
   });
 
+  it('keeps counts exact when records are deleted, acknowledged above the cursor or not', async () => {
+    const { a } = await twoShops();
+    await syncProducts(db, [{ external_id: 'D1', name: 'x' }, { external_id: 'D2', name: 'y' }], 'erp_sync');
+    const [first, second] = (await list(a)).payload;
+    // The second acknowledged, the first not: the cursor stays below both.
+    await acknowledgeMany(db.prisma, 'products', a, { items: [{ id: second!.id, revision: second!.revision }] });
+    expect((await list(a)).meta.total).toBe(1);
+    await db.prisma.product.deleteMany({ where: { id: { in: [first!.id, second!.id] } } });
+    expect((await list(a)).meta).toMatchObject({ total: 0 });
+  });
+
   it('stock pushes count on every channel without a row per channel per record', async () => {
     const { a, b } = await twoShops();
     await db.prisma.stock.deleteMany();

@@ -117,15 +117,17 @@ BEGIN
                          CROSS JOIN cursors AS c',
                       scope, replace(scope, 'r.', 'o.'), was_pending);
   ELSE
-    DELETE FROM channel_acks WHERE table_name = TG_TABLE_NAME AND record_id IN (SELECT id FROM old_rows);
-    -- The acknowledgements are gone now, so every deleted row above a cursor counted as pending.
-    changes := format('SELECT c.channel_id, %s AS scope, -1 AS n FROM old_rows AS o JOIN cursors AS c
-                        ON (o.updated_at, o.id) > (c.stamp, c.record_id)', replace(scope, 'r.', 'o.'));
+    -- Counted while the acknowledgements are still there (a row above a cursor may be acknowledged).
+    changes := format('SELECT c.channel_id, %s AS scope, -(%s) AS n FROM old_rows AS o CROSS JOIN cursors AS c',
+                      replace(scope, 'r.', 'o.'), was_pending);
   END IF;
   EXECUTE format('WITH cursors AS MATERIALIZED (SELECT * FROM channel_cursors WHERE table_name = %1$L)
                   INSERT INTO channel_pending_deltas (channel_id, table_name, scope, delta)
                   SELECT d.channel_id, %1$L, d.scope, sum(d.n) FROM (%2$s) AS d
                    GROUP BY d.channel_id, d.scope HAVING sum(d.n) <> 0', TG_TABLE_NAME, changes);
+  IF TG_OP = 'DELETE' THEN
+    DELETE FROM channel_acks WHERE table_name = TG_TABLE_NAME AND record_id IN (SELECT id FROM old_rows);
+  END IF;
   RETURN NULL;
 END $$;
 
