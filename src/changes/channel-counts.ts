@@ -25,6 +25,13 @@ export function channelPendingCountSql(
   return `(SELECT COALESCE(sum(delta), 0)::int FROM channel_pending_deltas WHERE channel_id = ${channel} AND table_name = '${table}'${scope})`;
 }
 
+/** Records of `table` pending for channel `channelId` (other than default), from its counters. */
+export async function countPendingOnChannel(db: SqlRunner, table: TrackedTableName, channelId: number): Promise<number> {
+  const rows = await db.$queryRaw<Array<{ n: number }>>`
+    SELECT COALESCE(sum(delta), 0)::int AS n FROM channel_pending_deltas WHERE channel_id = ${channelId}::int AND table_name = ${table}`;
+  return rows[0]?.n ?? 0;
+}
+
 /** Records pending per channel and table, for every channel other than default (metrics, console). */
 export async function countPendingByChannel(
   db: SqlRunner,

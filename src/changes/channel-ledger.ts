@@ -11,6 +11,14 @@ import type { AckItem, AckOutcome, SqlRunner } from './ledger';
  * (ledger.ts); the same rules hold within each channel.
  */
 
+/**
+ * Set on the rows of a change list page read for a channel other than default (page.ts) to that
+ * channel's id: their ledger columns are already the channel's. A symbol, so it never reaches an
+ * answer; a resolver that finds the caller's own channel here uses the row as it is instead of
+ * reading the channel's state again (channel-view.ts). Unmarked rows hold default's ledger.
+ */
+export const LEDGER_CHANNEL: unique symbol = Symbol('ledgerChannel');
+
 /** The SQL of a table's scope (what its change list may be filtered by and is counted per). */
 export function scopeSql(table: TrackedTableName, alias: string): string {
   const column = scopeColumnOf(table);
@@ -26,6 +34,15 @@ export function aboveCursorSql(table: TrackedTableName, alias: string, channel: 
 /** Joins the channel's acknowledgement of each row as `a` (`$channel` names its parameter). */
 export function channelAckJoinSql(table: TrackedTableName, alias: string, channel: string): string {
   return `LEFT JOIN channel_acks AS a ON a.channel_id = ${channel} AND a.table_name = '${table}' AND a.record_id = ${alias}.id`;
+}
+
+/**
+ * Whether the row `alias` is pending for the channel, as a condition of its own (filters, counts):
+ * above the cursor and no acknowledgement of its current revision. `$channel` names its parameter.
+ */
+export function channelPendingSql(table: TrackedTableName, alias: string, channel: string): string {
+  const acked = `SELECT 1 FROM channel_acks AS pa WHERE pa.channel_id = ${channel} AND pa.table_name = '${table}' AND pa.record_id = ${alias}.id`;
+  return `(${aboveCursorSql(table, alias, channel)} AND NOT EXISTS (${acked} AND pa.acked_revision >= ${alias}.revision))`;
 }
 
 /** Rows the cursor advance looks at per acknowledgement; a longer run is passed by the next one. */

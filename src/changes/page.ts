@@ -4,7 +4,7 @@ import { validationFailed, type ErrorDetail } from '../errors/app-error';
 import type { PageShape } from './results';
 import { pendingCountSql } from './pending-counts';
 import { pendingFieldsSql, trackedTable, type FeedListing, type TrackedTableName } from './ledger';
-import { aboveCursorSql, channelAckJoinSql } from './channel-ledger';
+import { aboveCursorSql, channelAckJoinSql, LEDGER_CHANNEL } from './channel-ledger';
 import { channelPendingCountSql } from './channel-counts';
 import { entityOfTable } from './tracked-entities';
 import { PUSH_TARGETS_SQL, refuseIfPushed } from './push-mode';
@@ -147,7 +147,7 @@ export async function changeListPage<Row extends { id: number; revision: number 
        FROM (SELECT ${totalSql} AS n) AS total
        LEFT JOIN page ON true
       ORDER BY page.updated_at, page.id`;
-  const { total, payload } = await viaPool<Row>(db.sql, sql, params);
+  const { total, payload } = await viaPool<Row>(db.sql, sql, params, reader.channelId);
   return { payload, meta: { total, limit: page.limit, offset: page.offset } };
 }
 
@@ -189,7 +189,12 @@ function pageColumns(table: TrackedTableName, onChannel: boolean): PageColumns {
 
 type PageRows<Row> = { total: number; payload: Row[] };
 
-async function viaPool<Row>(pool: Pool, sql: string, params: unknown[]): Promise<PageRows<Row>> {
+/**
+ * `channelId`: whose ledger the rows' columns hold. Rows of another channel than default are marked
+ * with it (LEDGER_CHANNEL, not enumerable: no copy, comparison or answer sees it); default's rows,
+ * the hot path, are left as they are: an unmarked row holds default's ledger.
+ */
+async function viaPool<Row>(pool: Pool, sql: string, params: unknown[], channelId: number | null): Promise<PageRows<Row>> {
   const { columns, rows } = await queryPrepared(pool, sql, params);
   const fields = columns.map(fieldOf);
   const totalAt = columns.indexOf('__total');
@@ -199,6 +204,7 @@ async function viaPool<Row>(pool: Pool, sql: string, params: unknown[]): Promise
     if (row[idAt] === null) continue;
     const model: Record<string, unknown> = {};
     for (let i = 0; i < fields.length; i++) if (fields[i] !== undefined) model[fields[i]!] = row[i];
+    if (channelId !== null) Object.defineProperty(model, LEDGER_CHANNEL, { value: channelId });
     payload.push(model as Row);
   }
   return { total: Number(rows[0]?.[totalAt] ?? 0), payload };

@@ -2,7 +2,7 @@ import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { pageArgs, pageOf } from '../graphql/pages';
 import { PENDING_ENTITY_TYPES, pendingRecords, type PendingRecordShape } from './pending-records';
-import { namedChannel, ownChannel } from '../channels/channel.service';
+import { channelOfCaller } from '../channels/channel.service';
 
 const PendingRecord = builder.objectRef<PendingRecordShape>('PendingRecord').implement({
   description: 'A record with changes not acknowledged yet, as a dashboard shows it (any entity type, one shape).',
@@ -41,9 +41,7 @@ builder.queryField('pendingRecords', (t) =>
       'Pending on channel `channel` (default: default); a token bound to a channel reads its own only (ADR 0045).',
     args: { entityType: t.arg.string({ required: true }), channel: t.arg.string(), ...pageArgs },
     resolve: async (_root, args, ctx) => {
-      const bound = ctx.auth?.channelId ?? null;
-      const named = args.channel ?? null;
-      const channelId = await (bound !== null ? ownChannel(ctx.prisma, bound, named) : namedChannel(ctx.prisma, named));
+      const channelId = await channelOfCaller(ctx.prisma, ctx.auth?.channelId ?? null, args.channel ?? null);
       return pendingRecords(ctx, args.entityType, args, channelId);
     },
   }),

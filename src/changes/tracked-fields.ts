@@ -1,5 +1,6 @@
 import { validationFailed } from '../errors/app-error';
 import { builder } from '../graphql/builder';
+import { channelViewOf, ON_CALLERS_CHANNEL } from '../graphql/ledger-view';
 import { previousValues } from './previous-values';
 
 export { previousValues } from './previous-values';
@@ -17,6 +18,8 @@ type TrackedRow = {
   revision: number;
   /** The revision the reader's channel last acknowledged (ADR 0045). */
   ackedRevision: number;
+  /** {field: revision that last changed it}: a channel's changedFields are read from it (absent on change list rows). */
+  fieldRevisions?: unknown;
   createdAt: Date;
   updatedAt: Date;
   acknowledgedAt: Date | null;
@@ -34,9 +37,13 @@ export const ChangeRecord = builder.interfaceRef<TrackedRow>('ChangeRecord').imp
     id: t.exposeInt('id', { description: 'Middleware record id; used in the acknowledgement.' }),
     externalId: t.exposeString('externalId'),
     erpId: t.exposeInt('erpId', { nullable: true }),
-    isNew: t.exposeBoolean('isNew', { description: 'True until the record is first acknowledged.' }),
-    changedFields: t.exposeStringList('changedFields', {
-      description: 'Fields changed since the last acknowledgement (all fields while isNew).',
+    isNew: t.boolean({
+      description: `True until the record is first acknowledged. ${ON_CALLERS_CHANNEL}`,
+      resolve: (r, _args, ctx, info) => channelViewOf(r, ctx, info)?.then((v) => v.isNew) ?? r.isNew,
+    }),
+    changedFields: t.stringList({
+      description: `Fields changed since the last acknowledgement (all fields while isNew). ${ON_CALLERS_CHANNEL}`,
+      resolve: (r, _args, ctx, info) => channelViewOf(r, ctx, info)?.then((v) => v.changedFields) ?? r.changedFields,
     }),
     context: t.exposeString('context'),
     data: t.field({
@@ -53,8 +60,10 @@ export const ChangeRecord = builder.interfaceRef<TrackedRow>('ChangeRecord').imp
       type: 'JSONObject',
       nullable: true,
       description:
-        'For each field in changedFields, its value as of the last acknowledgement (null while isNew; a field only re-sent by a resync, whose value did not change, is left out).',
-      resolve: (r) => previousValues(r),
+        'For each field in changedFields, its value as of the last acknowledgement (null while isNew; a field only re-sent by a resync, whose value did not change, is left out). ' +
+        ON_CALLERS_CHANNEL,
+      resolve: (r, _args, ctx, info) =>
+        channelViewOf(r, ctx, info)?.then((v) => previousValues({ ...v, pendingValues: r.pendingValues })) ?? previousValues(r),
     }),
   }),
 });
@@ -63,9 +72,19 @@ export const ChangeRecord = builder.interfaceRef<TrackedRow>('ChangeRecord').imp
 export const TrackedRecord = builder.interfaceRef<TrackedRow>('TrackedRecord').implement({
   interfaces: [ChangeRecord],
   fields: (t) => ({
-    pending: t.exposeBoolean('pending', { description: 'Has changes the webshop has not acknowledged.' }),
+    pending: t.boolean({
+      description: `Has changes not acknowledged yet. ${ON_CALLERS_CHANNEL}`,
+      resolve: (r, _args, ctx, info) => channelViewOf(r, ctx, info)?.then((v) => v.pending) ?? r.pending,
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    acknowledgedAt: t.expose('acknowledgedAt', { type: 'DateTime', nullable: true }),
+    acknowledgedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        "When channel default last acknowledged the record (null: never). Null for a token bound to another channel: a channel's acknowledgements keep no time (ADR 0045).",
+      // Default's time would tell a bound caller of another consumer's acknowledgement: none rather than a wrong one.
+      resolve: (r, _args, ctx) => ((ctx.auth?.channelId ?? null) === null ? r.acknowledgedAt : null),
+    }),
   }),
 });
 

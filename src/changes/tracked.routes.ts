@@ -156,6 +156,10 @@ export const ACK_RULE =
   'An acknowledgement with a revision covers that revision and nothing newer; one by id alone covers the revision last listed to the same API token ' +
   "(another token's listing never widens it), so a change that arrives later, or that only another client was shown, stays pending and is listed again.";
 
+/** Whose ledger a lookup shows (ADR 0045), said once for every route that reads records outside the change lists. */
+export const LOOKUP_CHANNEL_RULE =
+  "Ledger fields (pending, isNew, isQuantityChanged, changedFields, previous) are those of the token's channel: a token bound to a channel reads that channel's acknowledgements, any other token channel default's.";
+
 /** What every change list says of acknowledgements and of paging with since. */
 export const CHANGE_LIST_RULES =
   `${ACK_RULE} Each record carries its revision for that purpose. ` +

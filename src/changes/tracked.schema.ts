@@ -3,8 +3,9 @@ import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { AckItemInput, AckResult, BatchAckResult, PendingChanges, SyncResult } from '../graphql/common-types';
 import { countPending } from './pending-counts';
+import { countPendingOnChannel } from './channel-counts';
 import type { SyncResultShape } from './results';
-import { readerOf } from '../graphql/reader';
+import { ledgerChannelOf, readerOf } from '../graphql/reader';
 import { DEFAULT_CONTEXT, MAX_DRY_RUN_RECORDS, MAX_IDS_PER_ACK, acknowledgeMany, acknowledgeOne } from './tracked.service';
 import { capitalize, type TrackedEntity, type TrackedPush } from './tracked-entity';
 import type { AnyTrackedEntity, TrackedTableName } from './tracked-entities';
@@ -47,7 +48,10 @@ export function registerTrackedOperations<E extends AnyTrackedEntity>(
   );
   builder.objectField(PendingChanges, operations.pendingCount, (t) =>
     t.int({
-      resolve: (_parent, _args, ctx) => countPending(ctx.prisma, table),
+      resolve: (_parent, _args, ctx) => {
+        const channelId = ledgerChannelOf(ctx);
+        return channelId === null ? countPending(ctx.prisma, table) : countPendingOnChannel(ctx.prisma, table, channelId);
+      },
     }),
   );
 }

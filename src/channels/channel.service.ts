@@ -157,6 +157,11 @@ export async function ownChannel(prisma: PrismaClient, bound: number, name: stri
   return bound;
 }
 
+/** The channel a read or comparison acts on: a bound caller's own (naming another is refused), else the one named (null: default). */
+export function channelOfCaller(prisma: PrismaClient, bound: number | null, name: string | null): Promise<number | null> {
+  return bound !== null ? ownChannel(prisma, bound, name) : namedChannel(prisma, name);
+}
+
 /**
  * Deletes a channel: its cursors, acknowledgements and counts go with it, and the tokens bound to
  * it are revoked in the same transaction (the caller ends their live streams). Channel default

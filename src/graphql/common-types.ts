@@ -8,6 +8,7 @@ import type {
 } from '../changes/results';
 import { allow } from './access';
 import { builder } from './builder';
+import { ON_CALLERS_CHANNEL } from './ledger-view';
 
 /** Shared shapes of every change list and acknowledgement, reused by each domain. */
 
@@ -102,7 +103,7 @@ export const AckItemInput = builder.inputType('AckItemInput', {
 
 /** Counts for dashboards; each tracked domain adds its own field (see products/product.schema.ts). */
 export const PendingChanges = builder.objectRef<Record<string, never>>('PendingChanges').implement({
-  description: 'Number of records with pending (unacknowledged) changes, per entity.',
+  description: `Number of records with pending (unacknowledged) changes, per entity. ${ON_CALLERS_CHANNEL}`,
   fields: () => ({}),
 });
 

@@ -14,6 +14,14 @@ export function readerOf(ctx: Pick<RequestContext, 'auth'>): FeedReader {
 }
 
 /**
+ * The channel whose ledger the caller reads (null: default): lookups and dashboards' lists show
+ * its pending state, new and changed fields (ADR 0045).
+ */
+export function ledgerChannelOf(ctx: Pick<RequestContext, 'auth'>): number | null {
+  return ctx.auth?.channelId ?? null;
+}
+
+/**
  * Who a change list marks as shown: the reader, except for a viewer's token, whose reads are never
  * listings (ADR 0044): a dashboard polling the feed must not widen what the webshop's ack covers.
  */

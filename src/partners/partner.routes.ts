@@ -1,4 +1,4 @@
-import { trackedRoutes } from '../changes/tracked.routes';
+import { LOOKUP_CHANNEL_RULE, trackedRoutes } from '../changes/tracked.routes';
 import type { RestRoute } from '../rest/route-table';
 import { partnerEntity } from './partner.entity';
 
@@ -57,7 +57,8 @@ export const partnerRoutes: RestRoute[] = [
     summary: 'The whole partner tree of a partner',
     description:
       'The tree the partner belongs to, from its root: {"root": node}, where a node is the partner record (the fields of the change list) ' +
-      'with children: [node], children ordered by id, but without revision (acknowledge from the change list). Any depth. 404 for an unknown id. Reading it does not affect acknowledgements.',
+      'with children: [node], children ordered by id, but without revision (acknowledge from the change list). Any depth. 404 for an unknown id. Reading it does not affect acknowledgements. ' +
+      LOOKUP_CHANNEL_RULE,
     responseSchema: {
       components: {
         // The change-list fields without revision: a tree is not a listing, acknowledgements follow the change list.

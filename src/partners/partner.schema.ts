@@ -2,8 +2,9 @@ import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { listingReaderOf } from '../graphql/reader';
+import { ledgerChannelOf, listingReaderOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
+import { ON_CALLERS_CHANNEL } from '../graphql/ledger-view';
 import { PARTNER_TYPES } from './partner.input';
 import { partnerEntity } from './partner.entity';
 import { listPartners, listUpdatedPartners, partnerHierarchy, syncPartners } from './partner.service';
@@ -45,7 +46,7 @@ const PartnerHierarchy = builder.objectRef<{ root: Record<string, unknown> }>('P
 
 const PartnerFilter = builder.inputType('PartnerFilter', {
   fields: (t) => ({
-    pending: t.boolean(),
+    pending: t.boolean({ description: `Only partners with (true) or without (false) pending changes. ${ON_CALLERS_CHANNEL}` }),
     type: t.field({ type: PartnerTypeEnum }),
     rootsOnly: t.boolean({ description: 'Only partners without a parent.' }),
   }),
@@ -62,16 +63,16 @@ builder.queryFields((t) => ({
   partnerHierarchy: t.field({
     ...allow('read'),
     type: PartnerHierarchy,
-    description: 'The whole tree the partner belongs to, from its root.',
+    description: `The whole tree the partner belongs to, from its root. Its nodes' isNew and changedFields: ${ON_CALLERS_CHANNEL}`,
     args: { id: t.arg.int({ required: true }) },
-    resolve: (_root, args, ctx) => partnerHierarchy(ctx.prisma, args.id),
+    resolve: (_root, args, ctx) => partnerHierarchy(ctx.prisma, args.id, ledgerChannelOf(ctx)),
   }),
   partners: t.field({
     ...allow('read'),
     type: pageOf('PartnerPage', Partner),
     description: 'All partners for dashboards, newest change first.',
     args: { filter: t.arg({ type: PartnerFilter }), ...pageArgs },
-    resolve: (_root, args, ctx) => listPartners(ctx.prisma, args.filter ?? {}, args),
+    resolve: (_root, args, ctx) => listPartners(ctx.prisma, args.filter ?? {}, args, ledgerChannelOf(ctx)),
   }),
   partner: t.prismaField({
     ...allow('read'),

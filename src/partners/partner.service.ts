@@ -6,6 +6,7 @@ import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type Pa
 import { syncResult, validateBatch } from '../changes/tracked.service';
 import { inPushTransaction, type TransactionSource, upsertTracked, type TrackedTableSpec } from '../changes/upsert';
 import { toSourceTime } from '../changes/source-time';
+import { channelView, pageOnChannel, readChannelStates, type ColumnCondition, type LedgerView } from '../changes/channel-view';
 import type { PushedBy } from '../changes/history-writes';
 import type { SqlRunner } from '../changes/ledger';
 import { MAX_PARTNERS_PER_REQUEST, partnerInput } from './partner.input';
@@ -106,7 +107,22 @@ export type PartnerFilter = {
   rootsOnly?: boolean | null | undefined;
 };
 
-export function listPartners(prisma: PrismaClient, filter: PartnerFilter, args: PageArgs): Promise<PageShape<Partner>> {
+/** `pending` is the state on `channelId` (null: default, the rows' own column; ADR 0045). */
+export function listPartners(
+  prisma: PrismaClient,
+  filter: PartnerFilter,
+  args: PageArgs,
+  channelId: number | null = null,
+): Promise<PageShape<Partner>> {
+  if (channelId !== null && filter.pending != null) {
+    const conditions: ColumnCondition[] = [
+      ...(filter.type ? [{ column: 'type', equals: filter.type }] : []),
+      ...(filter.rootsOnly ? [{ column: 'parent_id', isNull: true as const }] : []),
+    ];
+    return pageOnChannel(prisma, 'partners', channelId, filter.pending, conditions, args, (ids) =>
+      prisma.partner.findMany({ where: { id: { in: ids } } }),
+    );
+  }
   const where = {
     ...(filter.pending != null ? { pending: filter.pending } : {}),
     ...(filter.type ? { type: filter.type } : {}),
@@ -120,14 +136,17 @@ export function listPartners(prisma: PrismaClient, filter: PartnerFilter, args: 
 
 export type PartnerNode = ReturnType<typeof partnerRecord> & { children: PartnerNode[] };
 
-/** The change-record fields of a partner (SPEC 2.1 plus parentExternalId, parentId, type). */
-export function partnerRecord(p: Partner) {
+/**
+ * The change-record fields of a partner (SPEC 2.1 plus parentExternalId, parentId, type); `ledger`:
+ * isNew and changedFields as a channel other than default sees them, else the row's own.
+ */
+export function partnerRecord(p: Partner, ledger: Pick<LedgerView, 'isNew' | 'changedFields'> = p) {
   return {
     id: p.id,
     externalId: p.externalId,
     erpId: p.erpId,
-    isNew: p.isNew,
-    changedFields: p.changedFields,
+    isNew: ledger.isNew,
+    changedFields: ledger.changedFields,
     context: p.context,
     data: p.data as Record<string, unknown>,
     updatedAt: p.updatedAt.toISOString(),
@@ -137,8 +156,11 @@ export function partnerRecord(p: Partner) {
   };
 }
 
-/** The whole tree a partner belongs to, from its root; built without recursion. */
-export async function partnerHierarchy(prisma: PrismaClient, id: number): Promise<{ root: PartnerNode }> {
+/**
+ * The whole tree a partner belongs to, from its root; built without recursion. isNew and
+ * changedFields are those of channel `channelId` (null: default; ADR 0045).
+ */
+export async function partnerHierarchy(prisma: PrismaClient, id: number, channelId: number | null = null): Promise<{ root: PartnerNode }> {
   const [top] = await prisma.$queryRaw<Array<{ id: number }>>`
     WITH RECURSIVE up AS (
        SELECT id, parent_id, 0 AS level FROM partners WHERE id = ${id}::int
@@ -152,8 +174,12 @@ export async function partnerHierarchy(prisma: PrismaClient, id: number): Promis
        UNION
        SELECT p.id FROM partners p JOIN down ON p.parent_id = down.id
      ) SELECT id FROM down`;
-  const partners = await prisma.partner.findMany({ where: { id: { in: members.map((m) => m.id) } }, orderBy: { id: 'asc' } });
-  const nodes = new Map<number, PartnerNode>(partners.map((p) => [p.id, { ...partnerRecord(p), children: [] }]));
+  const ids = members.map((m) => m.id);
+  const partners = await prisma.partner.findMany({ where: { id: { in: ids } }, orderBy: { id: 'asc' } });
+  const states = channelId === null ? undefined : await readChannelStates(prisma, 'partners', channelId, ids);
+  const nodes = new Map<number, PartnerNode>(
+    partners.map((p) => [p.id, { ...partnerRecord(p, states ? channelView(p, states.get(p.id)) : p), children: [] }]),
+  );
   for (const p of partners) {
     if (p.id !== top.id && p.parentId !== null) nodes.get(p.parentId)?.children.push(nodes.get(p.id)!);
   }

@@ -1,4 +1,4 @@
-import { CHANGE_LIST_RULES, batchAckRoute, changeListRoute } from '../changes/tracked.routes';
+import { CHANGE_LIST_RULES, LOOKUP_CHANNEL_RULE, batchAckRoute, changeListRoute } from '../changes/tracked.routes';
 import type { RestRoute } from '../rest/route-table';
 import { priceItemEntity } from './price-item.entity';
 
@@ -48,7 +48,8 @@ export const pricelistRoutes: RestRoute[] = [
     tag: 'Pricelists',
     summary: 'All items of one pricelist (full sync)',
     description:
-      'Every price item of the pricelist, changed or not, ordered by id; limit (default 50, max 500) and offset. 404 for an unknown pricelist. Reading it does not affect acknowledgements.',
+      'Every price item of the pricelist, changed or not, ordered by id; limit (default 50, max 500) and offset. 404 for an unknown pricelist. Reading it does not affect acknowledgements. ' +
+      LOOKUP_CHANNEL_RULE,
     example: { response: { payload: [exampleItem], meta: { total: 1250, limit: 50, offset: 0 } } },
   },
 ];

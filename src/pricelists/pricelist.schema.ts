@@ -4,6 +4,7 @@ import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { listingReaderOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
+import { channelViewOf, ON_CALLERS_CHANNEL } from '../graphql/ledger-view';
 import { priceItemEntity } from './price-item.entity';
 import { listPricelistItems, listPricelists, listUpdatedPriceItems, type PricelistSummary } from './pricelist.service';
 
@@ -20,7 +21,10 @@ export const PriceItem = builder.prismaObject('PriceItem', {
       nullable: true,
       description: 'The price before the latest price change; null while the price never changed.',
     }),
-    isNew: t.exposeBoolean('isNew', { description: 'True until the item is first acknowledged.' }),
+    isNew: t.boolean({
+      description: `True until the item is first acknowledged. ${ON_CALLERS_CHANNEL}`,
+      resolve: (i, _args, ctx) => channelViewOf(i, ctx, 'price_items')?.then((v) => v.isNew) ?? i.isNew,
+    }),
     startDate: t.expose('startDate', { type: 'Date', nullable: true }),
     endDate: t.expose('endDate', { type: 'Date', nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Time of the last price or date change.' }),

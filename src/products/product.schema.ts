@@ -2,8 +2,9 @@ import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { listingReaderOf } from '../graphql/reader';
+import { ledgerChannelOf, listingReaderOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
+import { ON_CALLERS_CHANNEL } from '../graphql/ledger-view';
 import { productEntity } from './product.entity';
 import { listProducts, listUpdatedProducts, syncProducts } from './product.service';
 
@@ -23,7 +24,7 @@ export const Product = builder.prismaObject('Product', {
 
 const ProductFilter = builder.inputType('ProductFilter', {
   fields: (t) => ({
-    pending: t.boolean({ description: 'Only products with (true) or without (false) pending changes.' }),
+    pending: t.boolean({ description: `Only products with (true) or without (false) pending changes. ${ON_CALLERS_CHANNEL}` }),
     externalId: t.string(),
     updatedSince: t.field({ type: 'DateTime' }),
   }),
@@ -43,7 +44,7 @@ builder.queryFields((t) => ({
     type: pageOf('ProductPage', Product),
     description: 'All products for dashboards, newest change first. Listing here does not affect acknowledgements.',
     args: { filter: t.arg({ type: ProductFilter }), ...pageArgs },
-    resolve: (_root, args, ctx) => listProducts(ctx.prisma, args.filter ?? {}, args),
+    resolve: (_root, args, ctx) => listProducts(ctx.prisma, args.filter ?? {}, args, ledgerChannelOf(ctx)),
   }),
   product: t.prismaField({
     ...allow('read'),

@@ -5,6 +5,7 @@ import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type Pa
 import { syncResult, validateBatch } from '../changes/tracked.service';
 import { inPushTransaction, type TransactionSource, upsertTracked, type TrackedTableSpec } from '../changes/upsert';
 import { toSourceTime } from '../changes/source-time';
+import { pageOnChannel, type ColumnCondition } from '../changes/channel-view';
 import type { PushedBy } from '../changes/history-writes';
 import { upsertPriceItems } from '../pricelists/pricelist.service';
 import { upsertPurchaseOrders } from '../purchase-orders/purchase-order.service';
@@ -55,8 +56,25 @@ export type ProductFilter = {
   updatedSince?: Date | null | undefined;
 };
 
-/** All products for dashboards, newest change first; does not touch the acknowledgement ledger. */
-export function listProducts(prisma: PrismaClient, filter: ProductFilter, args: PageArgs): Promise<PageShape<Product>> {
+/**
+ * All products for dashboards, newest change first; does not touch the acknowledgement ledger.
+ * `pending` is the state on `channelId` (null: default, the rows' own column; ADR 0045).
+ */
+export function listProducts(
+  prisma: PrismaClient,
+  filter: ProductFilter,
+  args: PageArgs,
+  channelId: number | null = null,
+): Promise<PageShape<Product>> {
+  if (channelId !== null && filter.pending != null) {
+    const conditions: ColumnCondition[] = [
+      ...(filter.externalId ? [{ column: 'external_id', equals: filter.externalId }] : []),
+      ...(filter.updatedSince ? [{ column: 'updated_at', after: filter.updatedSince }] : []),
+    ];
+    return pageOnChannel(prisma, 'products', channelId, filter.pending, conditions, args, (ids) =>
+      prisma.product.findMany({ where: { id: { in: ids } } }),
+    );
+  }
   const where = {
     ...(filter.pending != null ? { pending: filter.pending } : {}),
     ...(filter.externalId ? { externalId: filter.externalId } : {}),

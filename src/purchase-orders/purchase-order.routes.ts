@@ -1,6 +1,7 @@
 import {
   CHANGE_LIST_RULES,
   DRY_RUN_RULE,
+  LOOKUP_CHANNEL_RULE,
   SOURCE_TIME_RULE,
   SYNC_RESULT_EXAMPLE,
   batchAckRoute,
@@ -67,7 +68,7 @@ export const purchaseOrderRoutes: RestRoute[] = [
     path: '/v1/purchase-orders/:id',
     tag: 'Purchase orders',
     summary: 'One purchase order with its lines',
-    description: 'The order (middleware id) with its lines in order. 404 when unknown. Reading it does not affect acknowledgements.',
+    description: `The order (middleware id) with its lines in order. 404 when unknown. Reading it does not affect acknowledgements. ${LOOKUP_CHANNEL_RULE}`,
     example: {
       response: {
         id: 31,

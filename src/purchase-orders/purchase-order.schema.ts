@@ -3,8 +3,9 @@ import { ChangeRecord, TrackedRecord } from '../changes/tracked-fields';
 import { notFound } from '../errors/app-error';
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { listingReaderOf } from '../graphql/reader';
+import { ledgerChannelOf, listingReaderOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
+import { ON_CALLERS_CHANNEL } from '../graphql/ledger-view';
 import { purchaseOrderEntity } from './purchase-order.entity';
 import { listPurchaseOrders, listUpdatedPurchaseOrders, syncPurchaseOrders } from './purchase-order.service';
 
@@ -46,7 +47,10 @@ export const PurchaseOrder = builder.prismaObject('PurchaseOrder', {
 });
 
 const PurchaseOrderFilter = builder.inputType('PurchaseOrderFilter', {
-  fields: (t) => ({ supplierExternalId: t.string(), pending: t.boolean() }),
+  fields: (t) => ({
+    supplierExternalId: t.string(),
+    pending: t.boolean({ description: `Only purchase orders with (true) or without (false) pending changes. ${ON_CALLERS_CHANNEL}` }),
+  }),
 });
 
 // updatedPurchaseOrders is declared before purchaseOrder so that /purchase-orders/updated is routed before /purchase-orders/{id}.
@@ -63,7 +67,7 @@ builder.queryFields((t) => ({
     type: pageOf('PurchaseOrderPage', PurchaseOrder),
     description: 'All purchase orders for dashboards, newest change first.',
     args: { filter: t.arg({ type: PurchaseOrderFilter }), ...pageArgs },
-    resolve: (_root, args, ctx) => listPurchaseOrders(ctx.prisma, args.filter ?? {}, args),
+    resolve: (_root, args, ctx) => listPurchaseOrders(ctx.prisma, args.filter ?? {}, args, ledgerChannelOf(ctx)),
   }),
   purchaseOrder: t.prismaField({
     ...allow('read'),

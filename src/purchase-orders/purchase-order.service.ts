@@ -5,6 +5,7 @@ import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type Pa
 import { syncResult, validateBatch } from '../changes/tracked.service';
 import { inPushTransaction, type TransactionSource, upsertTracked, type RecordReport, type TrackedTableSpec } from '../changes/upsert';
 import { toSourceTime } from '../changes/source-time';
+import { pageOnChannel } from '../changes/channel-view';
 import type { PushedBy } from '../changes/history-writes';
 import type { SqlRunner } from '../changes/ledger';
 import { MAX_PURCHASE_ORDERS_PER_REQUEST, purchaseOrderInput, type PurchaseOrderInput } from './purchase-order.input';
@@ -85,11 +86,19 @@ export function listUpdatedPurchaseOrders(db: ChangeListSource, reader: FeedList
   return changeListPage(db, 'purchase_orders', reader, args);
 }
 
+/** All purchase orders for dashboards, newest change first; `pending` on `channelId` (null: default; ADR 0045). */
 export function listPurchaseOrders(
   prisma: PrismaClient,
   filter: { supplierExternalId?: string | null | undefined; pending?: boolean | null | undefined },
   args: PageArgs,
+  channelId: number | null = null,
 ): Promise<PageShape<PurchaseOrder>> {
+  if (channelId !== null && filter.pending != null) {
+    const conditions = filter.supplierExternalId ? [{ column: 'supplier_external_id', equals: filter.supplierExternalId }] : [];
+    return pageOnChannel(prisma, 'purchase_orders', channelId, filter.pending, conditions, args, (ids) =>
+      prisma.purchaseOrder.findMany({ where: { id: { in: ids } } }),
+    );
+  }
   const where = {
     ...(filter.supplierExternalId ? { supplierExternalId: filter.supplierExternalId } : {}),
     ...(filter.pending != null ? { pending: filter.pending } : {}),

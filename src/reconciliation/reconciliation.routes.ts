@@ -35,7 +35,9 @@ export const reconciliationRoutes: RestRoute[] = [
     summary: 'Per entity type: records, pending, never acknowledged, oldest pending, last push and acknowledgement',
     description:
       'One entry per entity type (product, partner, sale_order, purchase_order, price_item, stock): records, pending (changes not acknowledged), ' +
-      'neverAcknowledged, oldestPendingAt and its age in seconds (null when nothing is pending), lastPushAt (last accepted change) and lastAcknowledgedAt.',
+      'neverAcknowledged, oldestPendingAt and its age in seconds (null when nothing is pending), lastPushAt (last accepted change) and lastAcknowledgedAt. ' +
+      'Query parameter channel names the channel read (default: default); a token bound to a channel reads its own (naming another is a 403). ' +
+      "On a channel other than default lastAcknowledgedAt is null: a channel's acknowledgements keep no time.",
     example: {
       response: {
         entities: [

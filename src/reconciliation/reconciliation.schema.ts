@@ -5,7 +5,7 @@ import type { EntitySummary, ReconcileResult } from './reconciliation.service';
 import { MAX_RECONCILE_ITEMS, reconcile, reconciliationSummary } from './reconciliation.service';
 import { DIGESTED_TYPES, ENTITY_TYPES } from './entity-types';
 import { MAX_RESYNC_IDS, resync } from './resync.service';
-import { namedChannel, ownChannel } from '../channels/channel.service';
+import { channelOfCaller } from '../channels/channel.service';
 
 const ResyncResult = builder.objectRef<{ resynced: number }>('ResyncResult').implement({
   fields: (t) => ({
@@ -44,16 +44,22 @@ const EntityReconciliation = builder.objectRef<EntitySummary>('EntityReconciliat
   fields: (t) => ({
     entityType: t.exposeString('entityType'),
     records: t.exposeInt('records'),
-    pending: t.exposeInt('pending', { description: 'Records with changes not acknowledged yet.' }),
-    neverAcknowledged: t.exposeInt('neverAcknowledged'),
+    pending: t.exposeInt('pending', { description: 'Records with changes not acknowledged yet on the channel read.' }),
+    neverAcknowledged: t.exposeInt('neverAcknowledged', {
+      description: 'Records the channel read never acknowledged (on a channel other than default: none, or reset to 0 by a resync).',
+    }),
     oldestPendingAt: t.expose('oldestPendingAt', {
       type: 'DateTime',
       nullable: true,
-      description: 'updatedAt of the oldest pending record.',
+      description: 'updatedAt of the oldest record pending on the channel read.',
     }),
     oldestPendingAgeSeconds: t.exposeInt('oldestPendingAgeSeconds', { nullable: true }),
     lastPushAt: t.expose('lastPushAt', { type: 'DateTime', nullable: true, description: 'Time of the last accepted change.' }),
-    lastAcknowledgedAt: t.expose('lastAcknowledgedAt', { type: 'DateTime', nullable: true }),
+    lastAcknowledgedAt: t.expose('lastAcknowledgedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: "Time of channel default's last acknowledgement; always null on another channel, whose acknowledgements keep no time.",
+    }),
   }),
 });
 
@@ -65,8 +71,14 @@ builder.queryField('reconciliation', (t) =>
   t.field({
     ...allow('feed'),
     type: ReconciliationSummary,
-    description: `Per entity type (${ENTITY_TYPES.join(', ')}): records, pending, never acknowledged, oldest pending change, last push, last acknowledgement.`,
-    resolve: (_root, _args, ctx) => reconciliationSummary(ctx.prisma),
+    description:
+      `Per entity type (${ENTITY_TYPES.join(', ')}): records, pending, never acknowledged, oldest pending change, last push, last acknowledgement, ` +
+      'on channel `channel` (default: default); a token bound to a channel reads its own only (ADR 0045).',
+    args: {
+      channel: t.arg.string({ description: 'The channel read (default: default); a token bound to a channel may name only its own.' }),
+    },
+    resolve: async (_root, args, ctx) =>
+      reconciliationSummary(ctx.prisma, new Date(), await channelOfCaller(ctx.prisma, ctx.auth?.channelId ?? null, args.channel ?? null)),
   }),
 );
 
@@ -129,9 +141,7 @@ builder.mutationField('reconcile', (t) =>
     resolve: async (_root, args, ctx) => {
       // The same effect as the resync mutation, so the same role: comparing stays open to the webshop's token.
       if (args.resync === true) requireAdmin(ctx, 'reconcile with resync: true');
-      const bound = ctx.auth?.channelId ?? null;
-      const named = args.channel ?? null;
-      const channelId = await (bound !== null ? ownChannel(ctx.prisma, bound, named) : namedChannel(ctx.prisma, named));
+      const channelId = await channelOfCaller(ctx.prisma, ctx.auth?.channelId ?? null, args.channel ?? null);
       return reconcile(ctx, args.entityType, args, channelId);
     },
   }),

@@ -1,5 +1,5 @@
 import { trackedTable, type TrackedTableName } from '../changes/ledger';
-import { aboveCursorSql } from '../changes/channel-ledger';
+import { aboveCursorSql, channelAckJoinSql, channelPendingSql } from '../changes/channel-ledger';
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -7,7 +7,7 @@ import type { StoreClients } from '../db/store';
 import { AppError, validationFailed, type ErrorDetail } from '../errors/app-error';
 import { replayRows } from '../changes/resync';
 import { inTransaction } from '../changes/upsert';
-import { DIGESTED_TYPES, ENTITY_TYPES, entityTypeOf, tableOfType } from './entity-types';
+import { DIGESTED_TYPES, ENTITY_TYPES, entityTypeOf, tableOfType, type EntityType } from './entity-types';
 import { selectionOf } from './resync.service';
 
 export const MAX_RECONCILE_ITEMS = 10_000;
@@ -32,8 +32,15 @@ export type EntitySummary = {
   lastAcknowledgedAt: Date | null;
 };
 
-/** Per entity type, the state of the feed: one aggregate per table, all in one statement. */
-export async function reconciliationSummary(prisma: PrismaClient, now = new Date()): Promise<{ entities: EntitySummary[] }> {
+/**
+ * Per entity type, the state of the feed: one aggregate per table, all in one statement. On a
+ * channel other than default (`channelId`), its own ledger: see channelSummarySql.
+ */
+export async function reconciliationSummary(
+  prisma: PrismaClient,
+  now = new Date(),
+  channelId: number | null = null,
+): Promise<{ entities: EntitySummary[] }> {
   const rows = await prisma.$queryRawUnsafe<
     Array<{
       entity_type: string;
@@ -45,11 +52,14 @@ export async function reconciliationSummary(prisma: PrismaClient, now = new Date
       last_ack: Date | null;
     }>
   >(
-    ENTITY_TYPES.map(
-      (type) => `SELECT '${type}' AS entity_type, count(*)::int AS records, (count(*) FILTER (WHERE pending))::int AS pending,
-                        (count(*) FILTER (WHERE acked_revision = 0))::int AS never, min(updated_at) FILTER (WHERE pending) AS oldest,
-                        max(updated_at) AS last_push, max(acknowledged_at) AS last_ack FROM ${trackedTable(tableOfType(type))}`,
+    ENTITY_TYPES.map((type) =>
+      channelId === null
+        ? `SELECT '${type}' AS entity_type, count(*)::int AS records, (count(*) FILTER (WHERE pending))::int AS pending,
+                  (count(*) FILTER (WHERE acked_revision = 0))::int AS never, min(updated_at) FILTER (WHERE pending) AS oldest,
+                  max(updated_at) AS last_push, max(acknowledged_at) AS last_ack FROM ${trackedTable(tableOfType(type))}`
+        : channelSummarySql(type),
     ).join(' UNION ALL '),
+    ...(channelId === null ? [] : [channelId]),
   );
   return {
     entities: rows.map((r) => ({
@@ -63,6 +73,25 @@ export async function reconciliationSummary(prisma: PrismaClient, now = new Date
       lastAcknowledgedAt: r.last_ack,
     })),
   };
+}
+
+/**
+ * One entity type's summary on the channel `$1`: pending from its counters (O(1), ADR 0030), the
+ * oldest pending change as the first record of its change list (an index scan that stops at the
+ * first), never acknowledged = no acknowledgement of it on the channel beyond revision 0 (none, or
+ * reset by a resync). A channel's acknowledgements keep no time: last_ack is null.
+ */
+function channelSummarySql(type: EntityType): string {
+  const table = tableOfType(type);
+  const t = trackedTable(table);
+  return `SELECT '${type}' AS entity_type, (SELECT count(*)::int FROM ${t}) AS records,
+                 (SELECT COALESCE(sum(delta), 0)::int FROM channel_pending_deltas WHERE channel_id = $1::int AND table_name = '${table}') AS pending,
+                 (SELECT count(*)::int FROM ${t} AS t WHERE NOT EXISTS (SELECT 1 FROM channel_acks AS a
+                   WHERE a.channel_id = $1::int AND a.table_name = '${table}' AND a.record_id = t.id AND a.acked_revision > 0)) AS never,
+                 (SELECT t.updated_at FROM ${t} AS t ${channelAckJoinSql(table, 't', '$1::int')}
+                   WHERE ${aboveCursorSql(table, 't', '$1::int')} AND (a.acked_revision IS NULL OR a.acked_revision < t.revision)
+                   ORDER BY t.updated_at, t.id LIMIT 1) AS oldest,
+                 (SELECT max(updated_at) FROM ${t}) AS last_push, NULL::timestamptz AS last_ack`;
 }
 
 export type ReconcileItem = { external_id: string; digest: string; field_digests?: unknown };
@@ -171,7 +200,7 @@ function ledgerOf(table: TrackedTableName, channelId: number | null): { pending:
   if (channelId === null)
     return { pending: '(t.pending AND $2::int IS NULL)', everAcknowledged: '(t.acked_revision > 0 AND $4::int IS NULL)' };
   return {
-    pending: `(${aboveCursorSql(table, 't', '$2::int')} AND NOT EXISTS (SELECT 1 FROM channel_acks AS a WHERE a.channel_id = $2::int AND a.table_name = '${table}' AND a.record_id = t.id AND a.acked_revision >= t.revision))`,
+    pending: channelPendingSql(table, 't', '$2::int'),
     everAcknowledged: `EXISTS (SELECT 1 FROM channel_acks AS a WHERE a.channel_id = $4::int AND a.table_name = '${table}' AND a.record_id = t.id AND a.acked_revision > 0)`,
   };
 }

@@ -2,8 +2,9 @@ import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { listingReaderOf } from '../graphql/reader';
+import { ledgerChannelOf, listingReaderOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
+import { ON_CALLERS_CHANNEL } from '../graphql/ledger-view';
 import { SALE_ORDER_DIRECTIONS } from './sale-order.input';
 import { saleOrderEntity } from './sale-order.entity';
 import { listSaleOrders, listUpdatedSaleOrders, syncSaleOrders } from './sale-order.service';
@@ -38,7 +39,7 @@ const SaleOrderPage = pageOf('SaleOrderPage', SaleOrder);
 const SaleOrderFilter = builder.inputType('SaleOrderFilter', {
   fields: (t) => ({
     direction: t.field({ type: SaleOrderDirectionEnum }),
-    pending: t.boolean(),
+    pending: t.boolean({ description: `Only sale orders with (true) or without (false) pending changes. ${ON_CALLERS_CHANNEL}` }),
     partnerExternalId: t.string(),
   }),
 });
@@ -59,7 +60,7 @@ builder.queryFields((t) => ({
     type: SaleOrderPage,
     description: 'All sale orders for dashboards, newest change first.',
     args: { filter: t.arg({ type: SaleOrderFilter }), ...pageArgs },
-    resolve: (_root, args, ctx) => listSaleOrders(ctx.prisma, args.filter ?? {}, args),
+    resolve: (_root, args, ctx) => listSaleOrders(ctx.prisma, args.filter ?? {}, args, ledgerChannelOf(ctx)),
   }),
   saleOrder: t.prismaField({
     ...allow('read'),

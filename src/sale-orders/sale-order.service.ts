@@ -5,6 +5,7 @@ import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type Pa
 import { syncResult, validateBatch } from '../changes/tracked.service';
 import { inPushTransaction, type TransactionSource, upsertTracked, type TrackedTableSpec } from '../changes/upsert';
 import { toSourceTime } from '../changes/source-time';
+import { pageOnChannel, type ColumnCondition } from '../changes/channel-view';
 import type { PushedBy } from '../changes/history-writes';
 import { MAX_SALE_ORDERS_PER_REQUEST, saleOrderInput, type SaleOrderDirection } from './sale-order.input';
 
@@ -54,8 +55,22 @@ export function listUpdatedSaleOrders(
   return changeListPage(db, 'sale_orders', reader, args, args.direction ? { direction: args.direction } : {});
 }
 
-/** All sale orders for dashboards, newest change first. */
-export function listSaleOrders(prisma: PrismaClient, filter: SaleOrderFilter, args: PageArgs): Promise<PageShape<SaleOrder>> {
+/** All sale orders for dashboards, newest change first; `pending` on `channelId` (null: default; ADR 0045). */
+export function listSaleOrders(
+  prisma: PrismaClient,
+  filter: SaleOrderFilter,
+  args: PageArgs,
+  channelId: number | null = null,
+): Promise<PageShape<SaleOrder>> {
+  if (channelId !== null && filter.pending != null) {
+    const conditions: ColumnCondition[] = [
+      ...(filter.direction ? [{ column: 'direction', equals: filter.direction }] : []),
+      ...(filter.partnerExternalId ? [{ column: 'partner_external_id', equals: filter.partnerExternalId }] : []),
+    ];
+    return pageOnChannel(prisma, 'sale_orders', channelId, filter.pending, conditions, args, (ids) =>
+      prisma.saleOrder.findMany({ where: { id: { in: ids } } }),
+    );
+  }
   const where = {
     ...(filter.direction ? { direction: filter.direction } : {}),
     ...(filter.pending != null ? { pending: filter.pending } : {}),

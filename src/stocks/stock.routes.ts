@@ -1,6 +1,7 @@
 import {
   CHANGE_LIST_RULES,
   DRY_RUN_RULE,
+  LOOKUP_CHANNEL_RULE,
   SOURCE_TIME_RULE,
   SYNC_RESULT_EXAMPLE,
   batchAckRoute,
@@ -56,7 +57,8 @@ export const stockRoutes: RestRoute[] = [
     tag: 'Stocks',
     summary: 'All stock of one supplier',
     description:
-      'Every entry of the supplier (external id), ordered by product external id; limit (default 50, max 500) and offset. An unknown supplier gives an empty page.',
+      'Every entry of the supplier (external id), ordered by product external id; limit (default 50, max 500) and offset. An unknown supplier gives an empty page. ' +
+      LOOKUP_CHANNEL_RULE,
     example: { response: page(1840) },
   },
   {
@@ -67,7 +69,8 @@ export const stockRoutes: RestRoute[] = [
     tag: 'Stocks',
     summary: 'Stock of all suppliers for one product',
     description:
-      'Every entry of the product (external id), ordered by supplier external id; limit (default 50, max 500) and offset. An unknown product gives an empty page.',
+      'Every entry of the product (external id), ordered by supplier external id; limit (default 50, max 500) and offset. An unknown product gives an empty page. ' +
+      LOOKUP_CHANNEL_RULE,
     example: { response: page(3) },
   },
   {
@@ -78,7 +81,8 @@ export const stockRoutes: RestRoute[] = [
     tag: 'Stocks',
     summary: 'One stock entry',
     description:
-      'Query parameters supplier_id and product_id (external ids), both required (400 when missing). 404 when there is no such entry.',
+      'Query parameters supplier_id and product_id (external ids), both required (400 when missing). 404 when there is no such entry. ' +
+      LOOKUP_CHANNEL_RULE,
     example: { query: '?supplier_id=SUP-3&product_id=SKU-1001', response: exampleEntry },
   },
 ];

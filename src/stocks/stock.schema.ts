@@ -4,6 +4,7 @@ import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { listingReaderOf } from '../graphql/reader';
 import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
+import { channelViewOf, ON_CALLERS_CHANNEL } from '../graphql/ledger-view';
 import { stockEntity } from './stock.entity';
 import { listChangedStocks, listStocks, lookupStock, syncStocks } from './stock.service';
 
@@ -20,8 +21,9 @@ export const Stock = builder.prismaObject('Stock', {
     }),
     purchasePrice: t.exposeFloat('purchasePrice', { nullable: true }),
     suggestedSalePrice: t.exposeFloat('suggestedSalePrice', { nullable: true }),
-    isQuantityChanged: t.exposeBoolean('pending', {
-      description: 'True when the entry is new or its quantity changed since the last acknowledgement.',
+    isQuantityChanged: t.boolean({
+      description: `True when the entry is new or its quantity changed since the last acknowledgement. ${ON_CALLERS_CHANNEL}`,
+      resolve: (s, _args, ctx) => channelViewOf(s, ctx, 'stocks')?.then((v) => v.pending) ?? s.pending,
     }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Time of the last change of quantity or prices.' }),
     revision: t.exposeInt('revision', { description: REVISION_DESCRIPTION }),

@@ -167,7 +167,14 @@ describe.each(backends)('channels on %s', (backend) => {
 
   it('keeps counts exact when records are deleted, acknowledged above the cursor or not', async () => {
     const { a } = await twoShops();
-    await syncProducts(db, [{ external_id: 'D1', name: 'x' }, { external_id: 'D2', name: 'y' }], 'erp_sync');
+    await syncProducts(
+      db,
+      [
+        { external_id: 'D1', name: 'x' },
+        { external_id: 'D2', name: 'y' },
+      ],
+      'erp_sync',
+    );
     const [first, second] = (await list(a)).payload;
     // The second acknowledged, the first not: the cursor stays below both.
     await acknowledgeMany(db.prisma, 'products', a, { items: [{ id: second!.id, revision: second!.revision }] });
@@ -275,7 +282,10 @@ describe.each(backends)('channels on %s', (backend) => {
   it('keeps counts exact and acks within what was shown under concurrent pushes, polls and acks', async () => {
     const { a, b } = await twoShops();
     const a2 = { key: `token:a2-${round}`, channelId: a.channelId };
-    const shownMax = new Map<number, Map<number, number>>([[a.channelId, new Map()], [b.channelId, new Map()]]);
+    const shownMax = new Map<number, Map<number, number>>([
+      [a.channelId, new Map()],
+      [b.channelId, new Map()],
+    ]);
     let pushing = true;
     const pusher = (async () => {
       for (let i = 0; i < 25; i++) {

@@ -35,10 +35,18 @@ describe('change webhooks when the worker dies', () => {
 
   it('a worker process killed mid-delivery: another delivers the batch again with its webhook-id, then it is acknowledged', async () => {
     const held: Array<(reply: Reply) => void> = [];
-    const receiver = await startReceiver((_req, index) => (index === 0 ? new Promise<Reply>((resolve) => held.push(resolve)) : { status: 200 }));
+    const receiver = await startReceiver((_req, index) =>
+      index === 0 ? new Promise<Reply>((resolve) => held.push(resolve)) : { status: 200 },
+    );
     const pending = await pushChannel('crash-mid', receiver.url);
     const child = spawn(process.execPath, [...CLI, 'worker'], {
-      env: { ...process.env, DATABASE_URL: ctx.db.url, ENCRYPTION_KEY: key.toString('hex'), LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' },
+      env: {
+        ...process.env,
+        DATABASE_URL: ctx.db.url,
+        ENCRYPTION_KEY: key.toString('hex'),
+        LOG_LEVEL: 'warn',
+        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
+      },
       cwd: ROOT,
     });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));

@@ -147,12 +147,24 @@ describe('the CLI while the embedded server runs (its cluster, through the socke
     async () => {
       const receiver = await startReceiver(() => ({ status: 204 }));
       try {
-        const created = await runCli(env, ['channel', 'create', 'pushed', '--from', 'all', '--push-url', receiver.url, '--batch-size', '50']);
+        const created = await runCli(env, [
+          'channel',
+          'create',
+          'pushed',
+          '--from',
+          'all',
+          '--push-url',
+          receiver.url,
+          '--batch-size',
+          '50',
+        ]);
         expect(created).toMatchObject({ code: 0, stderr: '' });
         expect(created.stdout.trim().split('\n').pop()).toMatch(/^whsec_/);
         const deadline = Date.now() + 30_000;
-        const delivered = () => receiver.requests.flatMap((r) => (JSON.parse(r.body) as { records: Array<{ externalId?: string }> }).records);
-        while (Date.now() < deadline && !delivered().some((r) => r.externalId === 'CTL-1')) await new Promise((resolve) => setTimeout(resolve, 200));
+        const delivered = () =>
+          receiver.requests.flatMap((r) => (JSON.parse(r.body) as { records: Array<{ externalId?: string }> }).records);
+        while (Date.now() < deadline && !delivered().some((r) => r.externalId === 'CTL-1'))
+          await new Promise((resolve) => setTimeout(resolve, 200));
         expect(delivered().map((r) => r.externalId)).toContain('CTL-1');
         expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ event: 'changes', channel: 'pushed' });
         // Acknowledged by the 2xx: nothing of it stays pending on the channel.

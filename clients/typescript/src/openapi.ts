@@ -167,7 +167,7 @@ export interface paths {
         };
         /**
          * All items of one pricelist (full sync)
-         * @description Every price item of the pricelist, changed or not, ordered by id; limit (default 50, max 500) and offset. 404 for an unknown pricelist. Reading it does not affect acknowledgements.
+         * @description Every price item of the pricelist, changed or not, ordered by id; limit (default 50, max 500) and offset. 404 for an unknown pricelist. Reading it does not affect acknowledgements. Ledger fields (pending, isNew, isQuantityChanged, changedFields, previous) are those of the token's channel: a token bound to a channel reads that channel's acknowledgements, any other token channel default's.
          *
          *     Roles: erp, webshop, viewer, integration, admin.
          */
@@ -277,7 +277,7 @@ export interface paths {
         };
         /**
          * The whole partner tree of a partner
-         * @description The tree the partner belongs to, from its root: {"root": node}, where a node is the partner record (the fields of the change list) with children: [node], children ordered by id, but without revision (acknowledge from the change list). Any depth. 404 for an unknown id. Reading it does not affect acknowledgements.
+         * @description The tree the partner belongs to, from its root: {"root": node}, where a node is the partner record (the fields of the change list) with children: [node], children ordered by id, but without revision (acknowledge from the change list). Any depth. 404 for an unknown id. Reading it does not affect acknowledgements. Ledger fields (pending, isNew, isQuantityChanged, changedFields, previous) are those of the token's channel: a token bound to a channel reads that channel's acknowledgements, any other token channel default's.
          *
          *     Roles: erp, webshop, viewer, integration, admin.
          */
@@ -453,7 +453,7 @@ export interface paths {
         };
         /**
          * All stock of one supplier
-         * @description Every entry of the supplier (external id), ordered by product external id; limit (default 50, max 500) and offset. An unknown supplier gives an empty page.
+         * @description Every entry of the supplier (external id), ordered by product external id; limit (default 50, max 500) and offset. An unknown supplier gives an empty page. Ledger fields (pending, isNew, isQuantityChanged, changedFields, previous) are those of the token's channel: a token bound to a channel reads that channel's acknowledgements, any other token channel default's.
          *
          *     Roles: erp, webshop, viewer, integration, admin.
          */
@@ -475,7 +475,7 @@ export interface paths {
         };
         /**
          * Stock of all suppliers for one product
-         * @description Every entry of the product (external id), ordered by supplier external id; limit (default 50, max 500) and offset. An unknown product gives an empty page.
+         * @description Every entry of the product (external id), ordered by supplier external id; limit (default 50, max 500) and offset. An unknown product gives an empty page. Ledger fields (pending, isNew, isQuantityChanged, changedFields, previous) are those of the token's channel: a token bound to a channel reads that channel's acknowledgements, any other token channel default's.
          *
          *     Roles: erp, webshop, viewer, integration, admin.
          */
@@ -497,7 +497,7 @@ export interface paths {
         };
         /**
          * One stock entry
-         * @description Query parameters supplier_id and product_id (external ids), both required (400 when missing). 404 when there is no such entry.
+         * @description Query parameters supplier_id and product_id (external ids), both required (400 when missing). 404 when there is no such entry. Ledger fields (pending, isNew, isQuantityChanged, changedFields, previous) are those of the token's channel: a token bound to a channel reads that channel's acknowledgements, any other token channel default's.
          *
          *     Roles: erp, webshop, viewer, integration, admin.
          */
@@ -585,7 +585,7 @@ export interface paths {
         };
         /**
          * One purchase order with its lines
-         * @description The order (middleware id) with its lines in order. 404 when unknown. Reading it does not affect acknowledgements.
+         * @description The order (middleware id) with its lines in order. 404 when unknown. Reading it does not affect acknowledgements. Ledger fields (pending, isNew, isQuantityChanged, changedFields, previous) are those of the token's channel: a token bound to a channel reads that channel's acknowledgements, any other token channel default's.
          *
          *     Roles: erp, webshop, viewer, integration, admin.
          */
@@ -629,7 +629,7 @@ export interface paths {
         };
         /**
          * Per entity type: records, pending, never acknowledged, oldest pending, last push and acknowledgement
-         * @description One entry per entity type (product, partner, sale_order, purchase_order, price_item, stock): records, pending (changes not acknowledged), neverAcknowledged, oldestPendingAt and its age in seconds (null when nothing is pending), lastPushAt (last accepted change) and lastAcknowledgedAt.
+         * @description One entry per entity type (product, partner, sale_order, purchase_order, price_item, stock): records, pending (changes not acknowledged), neverAcknowledged, oldestPendingAt and its age in seconds (null when nothing is pending), lastPushAt (last accepted change) and lastAcknowledgedAt. Query parameter channel names the channel read (default: default); a token bound to a channel reads its own (naming another is a 403). On a channel other than default lastAcknowledgedAt is null: a channel's acknowledgements keep no time.
          *
          *     Roles: webshop, integration, viewer, admin.
          */
@@ -1405,6 +1405,7 @@ export interface components {
             entityType: string;
             /**
              * Format: date-time
+             * @description Time of channel default's last acknowledgement; always null on another channel, whose acknowledgements keep no time.
              * @example 2026-11-22T08:30:00.000Z
              */
             lastAcknowledgedAt: string | null;
@@ -1414,19 +1415,22 @@ export interface components {
              * @example 2026-11-22T08:30:00.000Z
              */
             lastPushAt: string | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Records the channel read never acknowledged (on a channel other than default: none, or reset to 0 by a resync).
+             */
             neverAcknowledged: number;
             /** Format: int32 */
             oldestPendingAgeSeconds: number | null;
             /**
              * Format: date-time
-             * @description updatedAt of the oldest pending record.
+             * @description updatedAt of the oldest record pending on the channel read.
              * @example 2026-11-22T08:30:00.000Z
              */
             oldestPendingAt: string | null;
             /**
              * Format: int32
-             * @description Records with changes not acknowledged yet.
+             * @description Records with changes not acknowledged yet on the channel read.
              */
             pending: number;
             /** Format: int32 */
@@ -1555,7 +1559,7 @@ export interface components {
         };
         /** @description A partner with pending changes (outbound change record). */
         PartnerChange: {
-            /** @description Fields changed since the last acknowledgement (all fields while isNew). */
+            /** @description Fields changed since the last acknowledgement (all fields while isNew). As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             changedFields: string[];
             context: string;
             /** @description The fields as the ERP sent them. */
@@ -1570,7 +1574,7 @@ export interface components {
              * @description Middleware record id; used in the acknowledgement.
              */
             id: number;
-            /** @description True until the record is first acknowledged. */
+            /** @description True until the record is first acknowledged. As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             isNew: boolean;
             parentExternalId: string | null;
             /**
@@ -1578,7 +1582,7 @@ export interface components {
              * @description Middleware id of the parent partner.
              */
             parentId: number | null;
-            /** @description For each field in changedFields, its value as of the last acknowledgement (null while isNew; a field only re-sent by a resync, whose value did not change, is left out). */
+            /** @description For each field in changedFields, its value as of the last acknowledgement (null while isNew; a field only re-sent by a resync, whose value did not change, is left out). As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             previous: {
                 [key: string]: unknown;
             } | null;
@@ -1612,7 +1616,7 @@ export interface components {
              * @description Middleware record id; used in the acknowledgement.
              */
             id: number;
-            /** @description True until the item is first acknowledged. */
+            /** @description True until the item is first acknowledged. As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             isNew: boolean;
             /**
              * Format: float
@@ -1666,7 +1670,7 @@ export interface components {
         };
         /** @description A product with pending changes (outbound change record). */
         ProductChange: {
-            /** @description Fields changed since the last acknowledgement (all fields while isNew). */
+            /** @description Fields changed since the last acknowledgement (all fields while isNew). As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             changedFields: string[];
             context: string;
             /** @description The fields as the ERP sent them. */
@@ -1681,9 +1685,9 @@ export interface components {
              * @description Middleware record id; used in the acknowledgement.
              */
             id: number;
-            /** @description True until the record is first acknowledged. */
+            /** @description True until the record is first acknowledged. As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             isNew: boolean;
-            /** @description For each field in changedFields, its value as of the last acknowledgement (null while isNew; a field only re-sent by a resync, whose value did not change, is left out). */
+            /** @description For each field in changedFields, its value as of the last acknowledgement (null while isNew; a field only re-sent by a resync, whose value did not change, is left out). As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             previous: {
                 [key: string]: unknown;
             } | null;
@@ -1706,10 +1710,11 @@ export interface components {
         PurchaseOrder: {
             /**
              * Format: date-time
+             * @description When channel default last acknowledged the record (null: never). Null for a token bound to another channel: a channel's acknowledgements keep no time (ADR 0045).
              * @example 2026-11-22T08:30:00.000Z
              */
             acknowledgedAt: string | null;
-            /** @description Fields changed since the last acknowledgement (all fields while isNew). */
+            /** @description Fields changed since the last acknowledgement (all fields while isNew). As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             changedFields: string[];
             context: string;
             /**
@@ -1729,14 +1734,14 @@ export interface components {
              * @description Middleware record id; used in the acknowledgement.
              */
             id: number;
-            /** @description True until the record is first acknowledged. */
+            /** @description True until the record is first acknowledged. As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             isNew: boolean;
             lines: components["schemas"]["PurchaseOrderLine"][];
             /** @description order_date as the ERP sent it. */
             orderDate: string | null;
-            /** @description Has changes the webshop has not acknowledged. */
+            /** @description Has changes not acknowledged yet. As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             pending: boolean;
-            /** @description For each field in changedFields, its value as of the last acknowledgement (null while isNew; a field only re-sent by a resync, whose value did not change, is left out). */
+            /** @description For each field in changedFields, its value as of the last acknowledgement (null while isNew; a field only re-sent by a resync, whose value did not change, is left out). As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             previous: {
                 [key: string]: unknown;
             } | null;
@@ -1756,7 +1761,7 @@ export interface components {
         };
         /** @description A purchase order with pending changes; data holds the order as the ERP sent it (state, order_date, lines…). A change to any line is reported as "lines". */
         PurchaseOrderChange: {
-            /** @description Fields changed since the last acknowledgement (all fields while isNew). */
+            /** @description Fields changed since the last acknowledgement (all fields while isNew). As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             changedFields: string[];
             context: string;
             /** @description The fields as the ERP sent them. */
@@ -1771,9 +1776,9 @@ export interface components {
              * @description Middleware record id; used in the acknowledgement.
              */
             id: number;
-            /** @description True until the record is first acknowledged. */
+            /** @description True until the record is first acknowledged. As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             isNew: boolean;
-            /** @description For each field in changedFields, its value as of the last acknowledgement (null while isNew; a field only re-sent by a resync, whose value did not change, is left out). */
+            /** @description For each field in changedFields, its value as of the last acknowledgement (null while isNew; a field only re-sent by a resync, whose value did not change, is left out). As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             previous: {
                 [key: string]: unknown;
             } | null;
@@ -1930,7 +1935,7 @@ export interface components {
         };
         /** @description A sale order with pending changes (outbound change record); data holds lines and any other fields. */
         SaleOrderChange: {
-            /** @description Fields changed since the last acknowledgement (all fields while isNew). */
+            /** @description Fields changed since the last acknowledgement (all fields while isNew). As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             changedFields: string[];
             context: string;
             /** @description The fields as the ERP sent them. */
@@ -1947,10 +1952,10 @@ export interface components {
              * @description Middleware record id; used in the acknowledgement.
              */
             id: number;
-            /** @description True until the record is first acknowledged. */
+            /** @description True until the record is first acknowledged. As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             isNew: boolean;
             partnerExternalId: string | null;
-            /** @description For each field in changedFields, its value as of the last acknowledgement (null while isNew; a field only re-sent by a resync, whose value did not change, is left out). */
+            /** @description For each field in changedFields, its value as of the last acknowledgement (null while isNew; a field only re-sent by a resync, whose value did not change, is left out). As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             previous: {
                 [key: string]: unknown;
             } | null;
@@ -1982,7 +1987,7 @@ export interface components {
              * @description Middleware record id; used in the acknowledgement.
              */
             id: number;
-            /** @description True when the entry is new or its quantity changed since the last acknowledgement. */
+            /** @description True when the entry is new or its quantity changed since the last acknowledgement. As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045). */
             isQuantityChanged: boolean;
             /**
              * Format: float
@@ -4639,7 +4644,10 @@ export interface operations {
     };
     reconciliation: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The channel read (default: default); a token bound to a channel may name only its own. */
+                channel?: string;
+            };
             header?: {
                 /** @description Your id for this request (1 to 128 letters, digits, `_`, `.`, `:` or `-`): logged and sent back in X-Request-Id. Another value is replaced by a new UUID. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
