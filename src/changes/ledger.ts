@@ -106,14 +106,18 @@ async function acknowledgeOnDefault(
   const covered = `LEAST(t.revision, ${claimed})`;
   const acked = `GREATEST(t.acked_revision, ${covered})`;
   // Other channels may still need older values for their own `previous` (ADR 0045).
-  const kept = `LEAST(${acked}, (SELECT min(c.acked_revision) FROM channel_acks AS c WHERE c.table_name = '${table}' AND c.record_id = t.id))`;
+  const othersNeed = `(SELECT min(c.acked_revision) FROM channel_acks AS c WHERE c.table_name = '${table}' AND c.record_id = t.id)`;
   // Values before changes now covered are of no more use: `previous` is as of the last acknowledgement.
   const prune = !keyed
     ? ''
-    : `pending_values = COALESCE((SELECT jsonb_object_agg(f.key, kept.entries) FROM jsonb_each(t.pending_values) AS f
+    : // Nothing to prune (no change since the last acknowledgement) costs nothing; the lowest revision
+      // other channels still need is read once per row, not once per entry.
+      `pending_values = CASE WHEN t.pending_values = '{}'::jsonb THEN t.pending_values ELSE COALESCE((
+           SELECT jsonb_object_agg(f.key, kept.entries)
+             FROM (SELECT LEAST(${acked}, ${othersNeed}) AS below) AS keep, jsonb_each(t.pending_values) AS f
             CROSS JOIN LATERAL (SELECT jsonb_agg(x ORDER BY (x ->> 0)::int) AS entries FROM jsonb_array_elements(f.value) AS x
-                                 WHERE (x ->> 0)::int > ${kept}) AS kept
-           WHERE kept.entries IS NOT NULL), '{}'::jsonb),`;
+                                 WHERE (x ->> 0)::int > keep.below) AS kept
+           WHERE kept.entries IS NOT NULL), '{}'::jsonb) END,`;
   // Listings are left in place: one below the acknowledged revision can widen nothing, a repeated
   // ack by id stays a no-op rather than "not listed", and the map holds one entry per reader.
   // Rows are locked in id order first, as pushes lock them: two acknowledgements (or an ack and a

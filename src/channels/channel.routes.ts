@@ -10,6 +10,8 @@ const exampleChannel = {
   createdAt: '2026-11-27T09:00:00.000Z',
   tokens: ['b2b-shop'],
   lag: exampleLag,
+  push: null,
+  newSecret: null,
 };
 
 const channelsDescription =
@@ -26,7 +28,12 @@ export const channelRoutes: RestRoute[] = [
     tag: 'Channels',
     summary: 'List channels with their tokens and lag',
     description: `Admin only. ${channelsDescription} Each channel lists its live tokens and, per entity type, the pending count and the age of the oldest pending change.`,
-    example: { response: [{ name: 'default', startedFrom: null, createdAt: null, tokens: ['webshop'], lag: exampleLag }, exampleChannel] },
+    example: {
+      response: [
+        { name: 'default', startedFrom: null, createdAt: null, tokens: ['webshop'], lag: exampleLag, push: null, newSecret: null },
+        exampleChannel,
+      ],
+    },
   },
   {
     field: 'Mutation.createChannel',

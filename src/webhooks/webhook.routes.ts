@@ -6,6 +6,7 @@ const exampleWebhook = {
   entityType: 'product',
   direction: 'to_webshop',
   active: true,
+  kind: 'failures',
   createdAt: '2026-11-01T08:00:00.000Z',
   updatedAt: '2026-11-01T08:00:00.000Z',
   health: {

@@ -5696,6 +5696,7 @@ export interface operations {
                      *         "entityType": "product",
                      *         "direction": "to_webshop",
                      *         "active": true,
+                     *         "kind": "failures",
                      *         "createdAt": "2026-11-01T08:00:00.000Z",
                      *         "updatedAt": "2026-11-01T08:00:00.000Z",
                      *         "health": {
@@ -5753,6 +5754,7 @@ export interface operations {
                      *       "entityType": "product",
                      *       "direction": "to_webshop",
                      *       "active": true,
+                     *       "kind": "failures",
                      *       "createdAt": "2026-11-01T08:00:00.000Z",
                      *       "updatedAt": "2026-11-01T08:00:00.000Z",
                      *       "health": {
@@ -5879,7 +5881,9 @@ export interface operations {
                      *             "pending": 0,
                      *             "oldestPendingAgeSeconds": null
                      *           }
-                     *         ]
+                     *         ],
+                     *         "push": null,
+                     *         "newSecret": null
                      *       },
                      *       {
                      *         "name": "b2b-portal",
@@ -5899,7 +5903,9 @@ export interface operations {
                      *             "pending": 0,
                      *             "oldestPendingAgeSeconds": null
                      *           }
-                     *         ]
+                     *         ],
+                     *         "push": null,
+                     *         "newSecret": null
                      *       }
                      *     ]
                      */
@@ -5985,7 +5991,9 @@ export interface operations {
                      *           "pending": 0,
                      *           "oldestPendingAgeSeconds": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "push": null,
+                     *       "newSecret": null
                      *     }
                      */
                     "application/json": components["schemas"]["Channel"];
@@ -6035,7 +6043,9 @@ export interface operations {
                      *       "tokens": [
                      *         "b2b-shop"
                      *       ],
-                     *       "lag": []
+                     *       "lag": [],
+                     *       "push": null,
+                     *       "newSecret": null
                      *     }
                      */
                     "application/json": components["schemas"]["Channel"];

@@ -85,41 +85,51 @@ ALTER TABLE "channel_pending_deltas" ADD CONSTRAINT "channel_pending_deltas_chan
 -- writes a tracked table appends, per channel and scope, the net change of the rows pending for that
 -- channel. A row is pending for channel c when it lies above c's cursor in (updated_at, id) order and
 -- c has not acknowledged its current revision. No acknowledgement ever covers a revision that did
--- not exist when it was written, so a row whose revision moved is pending for every channel whose
--- cursor it lies above (all of them: its new stamp is beyond every committed row), and only rows
--- above a cursor before the statement need a look at channel_acks. An update that moves no revision
--- (a listing mark, channel default's acknowledgement) changes no channel's pending rows: the
--- revision sums tell it apart without a join. TG_ARGV[0] is the SQL of a row r's scope.
+-- not exist when it was written, so a row whose revision moved is pending for every channel (its new
+-- stamp lies beyond every cursor): +1 per channel, less the rows that were pending already. Those
+-- are found set-based: the statement's rows above each cursor, less the ones acknowledged at their
+-- old revision, read from channel_acks in one join for all channels (not one lookup per row and
+-- channel: a 10,000-row push with ten channels would make 100,000). An update that moves no
+-- revision (a listing mark, channel default's acknowledgement) changes no channel's pending rows:
+-- the revision sums tell it apart without a join. TG_ARGV[0] is the SQL of a row r's scope.
 CREATE FUNCTION channel_pending_delta() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   scope text := COALESCE(TG_ARGV[0], $s$''::text$s$);
+  -- The rows that were pending for a channel before the statement: `before` (id, revision,
+  -- updated_at, scope) above the cursor, not acknowledged at that revision.
   was_pending text := format(
-    $q$CASE WHEN (o.updated_at, o.id) <= (c.stamp, c.record_id) THEN 0
-            WHEN EXISTS (SELECT 1 FROM channel_acks AS a WHERE a.channel_id = c.channel_id AND a.table_name = %1$L
-                                                      AND a.record_id = o.id AND a.acked_revision >= o.revision) THEN 0
-            ELSE 1 END$q$, TG_TABLE_NAME);
+    $q$SELECT c.channel_id, b.scope, -count(*) AS n
+         FROM before AS b JOIN cursors AS c ON (b.updated_at, b.id) > (c.stamp, c.record_id)
+        WHERE NOT EXISTS (SELECT 1 FROM acked AS x WHERE x.channel_id = c.channel_id AND x.record_id = b.id)
+        GROUP BY 1, 2$q$);
+  acked text := format(
+    $q$acked AS MATERIALIZED (
+         SELECT a.channel_id, a.record_id FROM before AS b
+           JOIN channel_acks AS a ON a.table_name = %1$L AND a.record_id = b.id AND a.acked_revision >= b.revision)$q$, TG_TABLE_NAME);
   changes text;
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM channel_cursors WHERE table_name = TG_TABLE_NAME) THEN
     RETURN NULL;
   END IF;
   IF TG_OP = 'INSERT' THEN
-    changes := format('SELECT c.channel_id, %s AS scope, 1 AS n FROM new_rows AS r JOIN cursors AS c
-                        ON (r.updated_at, r.id) > (c.stamp, c.record_id)', scope);
+    changes := format('SELECT c.channel_id, %s AS scope, count(*) AS n FROM new_rows AS r JOIN cursors AS c
+                        ON (r.updated_at, r.id) > (c.stamp, c.record_id) GROUP BY 1, 2', scope);
   ELSIF TG_OP = 'UPDATE' THEN
     IF (SELECT sum(revision) FROM new_rows) IS NOT DISTINCT FROM (SELECT sum(revision) FROM old_rows) THEN
       RETURN NULL;
     END IF;
-    changes := format('SELECT c.channel_id, %1$s AS scope, 1 AS n FROM old_rows AS o JOIN new_rows AS r ON r.id = o.id AND r.revision <> o.revision
-                         JOIN cursors AS c ON (r.updated_at, r.id) > (c.stamp, c.record_id)
-                       UNION ALL
-                       SELECT c.channel_id, %2$s, -(%3$s) FROM old_rows AS o JOIN new_rows AS r ON r.id = o.id AND r.revision <> o.revision
-                         CROSS JOIN cursors AS c',
-                      scope, replace(scope, 'r.', 'o.'), was_pending);
+    changes := format('WITH moved AS MATERIALIZED (
+                         SELECT o.id, o.revision, o.updated_at, %2$s AS scope, %1$s AS new_scope
+                           FROM old_rows AS o JOIN new_rows AS r ON r.id = o.id AND r.revision <> o.revision
+                       ), before AS (SELECT id, revision, updated_at, scope FROM moved), %3$s
+                       SELECT c.channel_id, m.new_scope AS scope, m.n
+                         FROM (SELECT new_scope, count(*) AS n FROM moved GROUP BY 1) AS m CROSS JOIN cursors AS c
+                       UNION ALL %4$s',
+                      scope, replace(scope, 'r.', 'o.'), acked, was_pending);
   ELSE
     -- Counted while the acknowledgements are still there (a row above a cursor may be acknowledged).
-    changes := format('SELECT c.channel_id, %s AS scope, -(%s) AS n FROM old_rows AS o CROSS JOIN cursors AS c',
-                      replace(scope, 'r.', 'o.'), was_pending);
+    changes := format('WITH before AS MATERIALIZED (SELECT o.id, o.revision, o.updated_at, %1$s AS scope FROM old_rows AS o), %2$s %3$s',
+                      replace(scope, 'r.', 'o.'), acked, was_pending);
   END IF;
   EXECUTE format('WITH cursors AS MATERIALIZED (SELECT * FROM channel_cursors WHERE table_name = %1$L)
                   INSERT INTO channel_pending_deltas (channel_id, table_name, scope, delta)
