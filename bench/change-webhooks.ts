@@ -38,26 +38,42 @@ async function main(): Promise<void> {
   try {
     const admin = { url: service.url, token: await newToken(service, ['--name', 'bench-admin', '--role', 'admin']) };
     for (let i = 0; i < RECORDS; i += 1_000) {
-      const products = Array.from({ length: Math.min(1_000, RECORDS - i) }, (_, k) => ({ external_id: `CW-${i + k}`, name: `p${i + k}`, price: k }));
+      const products = Array.from({ length: Math.min(1_000, RECORDS - i) }, (_, k) => ({
+        external_id: `CW-${i + k}`,
+        name: `p${i + k}`,
+        price: k,
+      }));
       await api(service, 'POST', '/api/v1/products', { products });
     }
     const rounds: Round[] = [];
     for (let r = 1; r <= ROUNDS; r++) {
       received = 0;
       const pushed = await timed(async () => {
-        await graphql(admin, `mutation { createChannel(name: "push-${r}", from: all, pushUrl: "${receiverUrl}", batchSize: ${BATCH}) { name } }`);
+        await graphql(
+          admin,
+          `mutation { createChannel(name: "push-${r}", from: all, pushUrl: "${receiverUrl}", batchSize: ${BATCH}) { name } }`,
+        );
         while (received < RECORDS) await new Promise((resolve) => setTimeout(resolve, 5));
       });
       await graphql(admin, `mutation { deleteChannel(name: "push-${r}") { name } }`);
 
       await graphql(admin, `mutation { createChannel(name: "poll-${r}", from: all) { name } }`);
-      const shop = { url: service.url, token: await newToken(service, ['--name', `bench-shop-${r}`, '--role', 'webshop', '--channel', `poll-${r}`]) };
+      const shop = {
+        url: service.url,
+        token: await newToken(service, ['--name', `bench-shop-${r}`, '--role', 'webshop', '--channel', `poll-${r}`]),
+      };
       const polled = await timed(async () => {
         let taken = 0;
         for (;;) {
-          const page = await api<{ payload: Array<{ id: number; revision: number }> }>(shop, 'GET', `/api/v1/updated-products?limit=${BATCH}`);
+          const page = await api<{ payload: Array<{ id: number; revision: number }> }>(
+            shop,
+            'GET',
+            `/api/v1/updated-products?limit=${BATCH}`,
+          );
           if (page.payload.length === 0) break;
-          await api(shop, 'POST', '/api/v1/updated-products/batch-delete', { items: page.payload.map((p) => ({ id: p.id, revision: p.revision })) });
+          await api(shop, 'POST', '/api/v1/updated-products/batch-delete', {
+            items: page.payload.map((p) => ({ id: p.id, revision: p.revision })),
+          });
           taken += page.payload.length;
         }
         if (taken !== RECORDS) throw new Error(`polled ${taken} records, expected ${RECORDS}`);
