@@ -176,7 +176,8 @@ function pageColumns(table: TrackedTableName, onChannel: boolean): PageColumns {
       acked_revision: channelAcked,
       is_new: 'a.acked_revision IS NULL',
       pending: 'true',
-      changed_fields: pendingFieldsSql('t.field_revisions', channelAcked),
+      // Where the channel acknowledged what default did, the stored column says the same, unrecomputed.
+      changed_fields: `CASE WHEN ${channelAcked} = t.acked_revision THEN t.changed_fields ELSE ${pendingFieldsSql('t.field_revisions', channelAcked)} END`,
     };
     columns = {
       selected: names.map((name) => (onChannel && name in onChannelSql ? `${onChannelSql[name]} AS "${name}"` : `t."${name}"`)).join(', '),

@@ -91,8 +91,11 @@ ALTER TABLE "channel_pending_deltas" ADD CONSTRAINT "channel_pending_deltas_chan
 -- old revision, read from channel_acks in one join for all channels (not one lookup per row and
 -- channel: a 10,000-row push with ten channels would make 100,000). An update that moves no
 -- revision (a listing mark, channel default's acknowledgement) changes no channel's pending rows:
--- the revision sums tell it apart without a join. TG_ARGV[0] is the SQL of a row r's scope.
-CREATE FUNCTION channel_pending_delta() RETURNS trigger LANGUAGE plpgsql AS $$
+-- the revision sums tell it apart without a join; one that moves every row's revision by one (a
+-- push, a resync) needs no join of the old rows with the new either. Transition tables have no
+-- statistics, so the planner's estimates are far off: JIT would compile these statements on every
+-- push (a quarter of a second), hence jit = off. TG_ARGV[0] is the SQL of a row r's scope.
+CREATE FUNCTION channel_pending_delta() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   scope text := COALESCE(TG_ARGV[0], $s$''::text$s$);
   -- The rows that were pending for a channel before the statement: `before` (id, revision,
@@ -107,6 +110,9 @@ DECLARE
          SELECT a.channel_id, a.record_id FROM before AS b
            JOIN channel_acks AS a ON a.table_name = %1$L AND a.record_id = b.id AND a.acked_revision >= b.revision)$q$, TG_TABLE_NAME);
   changes text;
+  old_sum bigint;
+  new_sum bigint;
+  moved bigint;
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM channel_cursors WHERE table_name = TG_TABLE_NAME) THEN
     RETURN NULL;
@@ -115,17 +121,29 @@ BEGIN
     changes := format('SELECT c.channel_id, %s AS scope, count(*) AS n FROM new_rows AS r JOIN cursors AS c
                         ON (r.updated_at, r.id) > (c.stamp, c.record_id) GROUP BY 1, 2', scope);
   ELSIF TG_OP = 'UPDATE' THEN
-    IF (SELECT sum(revision) FROM new_rows) IS NOT DISTINCT FROM (SELECT sum(revision) FROM old_rows) THEN
+    SELECT sum(revision), count(*) INTO new_sum, moved FROM new_rows;
+    SELECT sum(revision) INTO old_sum FROM old_rows;
+    IF new_sum IS NOT DISTINCT FROM old_sum THEN
       RETURN NULL;
     END IF;
-    changes := format('WITH moved AS MATERIALIZED (
-                         SELECT o.id, o.revision, o.updated_at, %2$s AS scope, %1$s AS new_scope
-                           FROM old_rows AS o JOIN new_rows AS r ON r.id = o.id AND r.revision <> o.revision
-                       ), before AS (SELECT id, revision, updated_at, scope FROM moved), %3$s
-                       SELECT c.channel_id, m.new_scope AS scope, m.n
-                         FROM (SELECT new_scope, count(*) AS n FROM moved GROUP BY 1) AS m CROSS JOIN cursors AS c
-                       UNION ALL %4$s',
-                      scope, replace(scope, 'r.', 'o.'), acked, was_pending);
+    IF new_sum - old_sum = moved THEN
+      -- Every row one revision on (revisions only grow, one step per statement): +1 per row and
+      -- channel by its new scope, less the rows pending before, read from the old rows alone.
+      changes := format('WITH before AS MATERIALIZED (SELECT o.id, o.revision, o.updated_at, %2$s AS scope FROM old_rows AS o), %3$s
+                         SELECT c.channel_id, m.scope, m.n
+                           FROM (SELECT %1$s AS scope, count(*) AS n FROM new_rows AS r GROUP BY 1) AS m CROSS JOIN cursors AS c
+                         UNION ALL %4$s',
+                        scope, replace(scope, 'r.', 'o.'), acked, was_pending);
+    ELSE
+      changes := format('WITH moved AS MATERIALIZED (
+                           SELECT o.id, o.revision, o.updated_at, %2$s AS scope, %1$s AS new_scope
+                             FROM old_rows AS o JOIN new_rows AS r ON r.id = o.id AND r.revision <> o.revision
+                         ), before AS (SELECT id, revision, updated_at, scope FROM moved), %3$s
+                         SELECT c.channel_id, m.new_scope AS scope, m.n
+                           FROM (SELECT new_scope, count(*) AS n FROM moved GROUP BY 1) AS m CROSS JOIN cursors AS c
+                         UNION ALL %4$s',
+                        scope, replace(scope, 'r.', 'o.'), acked, was_pending);
+    END IF;
   ELSE
     -- Counted while the acknowledgements are still there (a row above a cursor may be acknowledged).
     changes := format('WITH before AS MATERIALIZED (SELECT o.id, o.revision, o.updated_at, %1$s AS scope FROM old_rows AS o), %2$s %3$s',
