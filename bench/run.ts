@@ -6,18 +6,23 @@
  * the same run: the poll during pushes and the restart after kill -9 beside the previous build
  * (PGlite, BENCH_PREVIOUS_ROOT), the workloads beside the machine's PostgreSQL, the first start,
  * the cost of synchronous_commit, issue 30's bounded load on both providers (bench/bounded-load.ts)
- * and the shortened soak (SOAK_MINUTES) with the previous build alongside. Writes
+ * and the shortened soak (SOAK_MINUTES) with the previous build alongside. Issue 31's cost rows
+ * (bench/scenarios/channels.ts) on both providers: `BENCH_ONLY=channels` (or channels/poll-ack,
+ * channels/poll-1m, channels/push). Writes
  * bench/results.json, bench/run.json and the tables in bench/RESULTS.md (a run with BENCH_ONLY
  * writes only with BENCH_WRITE=1, and then only its own scenarios' rows).
  * Not part of `npm test`.
  */
 import { execSync } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { runBoundedLoad } from './bounded-load';
 import { durabilityRows, firstStartRows, latencyRows, restartRows, soakRows, versusRows } from './lib/issue29';
 import { limitResult, log, ROUNDS, type Result } from './lib/measure';
-import { writeReport, type Issue29Row } from './lib/report';
+import { writeReport, type Issue29Row, type Issue31Row } from './lib/report';
 import { BASE_DATABASE_URL, freshDatabase, peakRss, PREVIOUS_ROOT, startService, type Service } from './lib/service';
+import { PRECHANNELS_ROOT, PROVIDER_LABEL, runPoll1m, runPollAck, runPush, type Provider } from './scenarios/channels';
 import { runCrashRestart } from './scenarios/crash-restart';
 import { runDrain } from './scenarios/drain';
 import { runEmbeddedDurability } from './scenarios/embedded-durability';
@@ -40,6 +45,29 @@ const wanted = (name: string) => !only || only.includes(name);
 /** `embedded-vs-server` runs its three workloads; `embedded-vs-server/poll` (…/stock-upsert, …/product-sync) one. */
 const wantedVersus = (workload: Workload) => wanted('embedded-vs-server') || wanted(`embedded-vs-server/${workload}`);
 const RECORDS_AFTER_CRASH = Number(process.env.BENCH_CRASH_RECORDS ?? 100_000);
+/** Issue 31's rows: `channels` runs the three, `channels/poll-ack` (…/poll-1m, …/push) one; on the providers of BENCH_CHANNELS_PROVIDERS. */
+const CHANNEL_ROWS = ['poll-ack', 'poll-1m', 'push'] as const;
+const wantedChannels = (row: (typeof CHANNEL_ROWS)[number]) => wanted('channels') || wanted(`channels/${row}`);
+const CHANNEL_PROVIDERS = (process.env.BENCH_CHANNELS_PROVIDERS ?? 'postgresql,embedded').split(',') as Provider[];
+
+/**
+ * With BENCH_WAIT_LOAD=<n>, waits (up to BENCH_WAIT_LOAD_MINUTES, default 20) until the 1-minute
+ * load average is below n before measuring, so that another user's work does not skew the rows.
+ */
+async function waitForQuietMachine(what: string): Promise<void> {
+  const limit = Number(process.env.BENCH_WAIT_LOAD ?? 0);
+  if (!limit) return;
+  const deadline = Date.now() + Number(process.env.BENCH_WAIT_LOAD_MINUTES ?? 20) * 60_000;
+  while (loadavg()[0]! >= limit && Date.now() < deadline) {
+    log(`${what}: load ${loadavg()[0]!.toFixed(2)} ≥ ${limit}, waiting`);
+    await sleep(30_000);
+  }
+  log(
+    `${what}: load ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}${loadavg()[0]! >= limit ? ' (still busy after the wait: measuring anyway)' : ''}`,
+  );
+}
 
 /** A fresh database and a service on it for one scenario; both go away afterwards. */
 async function withPostgresService<T>(
@@ -157,6 +185,25 @@ async function main(): Promise<void> {
     });
   }
 
+  // Issue 31: the cost of channels, on both providers, each row beside its baseline in the same run.
+  const issue31: Issue31Row[] = [];
+  if (CHANNEL_ROWS.some(wantedChannels)) await waitForQuietMachine('channels');
+  for (const row of CHANNEL_ROWS) {
+    if (!wantedChannels(row)) continue;
+    if (row === 'poll-ack' && !PRECHANNELS_ROOT) {
+      log('channels/poll-ack: no build before channels (BENCH_CHANNELS_PREVIOUS_ROOT, default ../wt-prechannels): skipped');
+      continue;
+    }
+    for (const provider of CHANNEL_PROVIDERS) {
+      log(`channels/${row} on ${PROVIDER_LABEL[provider]}`);
+      const run = row === 'poll-ack' ? runPollAck : row === 'poll-1m' ? runPoll1m : runPush;
+      const { results: rows, rows: table, ...details } = await run(provider);
+      results.push(...rows);
+      issue31.push(...table);
+      rounds[`channels/${row} (${PROVIDER_LABEL[provider]})`] = details;
+    }
+  }
+
   // Issue 29: the embedded store (a PostgreSQL cluster of the service's own), each target beside its baseline.
   const issue29: Issue29Row[] = [];
   const date = new Date().toISOString();
@@ -240,7 +287,7 @@ async function main(): Promise<void> {
     writeReport(
       __dirname,
       results,
-      { date, postgres: await postgresVersion(), rounds: ROUNDS, details: rounds, issue29 },
+      { date, postgres: await postgresVersion(), rounds: ROUNDS, details: rounds, issue29, issue31 },
       only ? [...new Set(results.map((r) => r.scenario))] : undefined,
     );
     log(`wrote bench/results.json, bench/run.json and bench/RESULTS.md${only ? " (the rows of this run's scenarios)" : ''}`);

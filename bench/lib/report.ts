@@ -22,7 +22,14 @@ type RunStamp = { date: string; scenarios: string[] | 'all' };
 export function writeReport(
   dir: string,
   results: Result[],
-  context: { date: string; postgres: string; rounds: number; details: Record<string, unknown>; issue29?: Issue29Row[] },
+  context: {
+    date: string;
+    postgres: string;
+    rounds: number;
+    details: Record<string, unknown>;
+    issue29?: Issue29Row[];
+    issue31?: Issue31Row[];
+  },
   ran?: string[],
 ): void {
   const resultsFile = path.join(dir, 'results.json');
@@ -31,9 +38,16 @@ export function writeReport(
   let details = context.details;
   let runs: RunStamp[] = [{ date: context.date, scenarios: ran ?? 'all' }];
   let issue29 = context.issue29 ?? [];
+  let issue31 = context.issue31 ?? [];
   if (ran) {
     const before = readJson<Result[]>(resultsFile, []);
-    const previous = readJson<{ details?: Record<string, unknown>; runs?: RunStamp[]; date?: string; issue29?: Issue29Row[] }>(runFile, {});
+    const previous = readJson<{
+      details?: Record<string, unknown>;
+      runs?: RunStamp[];
+      date?: string;
+      issue29?: Issue29Row[];
+      issue31?: Issue31Row[];
+    }>(runFile, {});
     const mine = new Set(results.map((r) => r.scenario));
     // In place of the old rows of the same scenario, in the old order; new scenarios at the end.
     merged = [];
@@ -51,9 +65,10 @@ export function writeReport(
     const targets = new Set(issue29.map((r) => r.target));
     issue29 = [...(previous.issue29 ?? []).filter((r) => !targets.has(r.target)), ...issue29];
     issue29.sort((a, b) => ISSUE29_ORDER.indexOf(a.key) - ISSUE29_ORDER.indexOf(b.key));
+    issue31 = mergeIssue31(previous.issue31 ?? [], issue31);
   }
   writeFileSync(resultsFile, `${JSON.stringify(merged, null, 2)}\n`);
-  writeFileSync(runFile, `${JSON.stringify({ ...context, details, runs, issue29 }, null, 2)}\n`);
+  writeFileSync(runFile, `${JSON.stringify({ ...context, details, runs, issue29, issue31 }, null, 2)}\n`);
   const rows = merged.map(
     (r) =>
       `| ${r.scenario} | ${r.metric} | ${fmt(r.value)} | ${fmt(r.baseline)} | ${fmt(r.ratio)} | ${r.target ?? ''} | ${r.pass === null ? '' : r.pass ? 'yes' : '**no**'} |`,
@@ -72,6 +87,7 @@ export function writeReport(
   ].join('\n');
   replaceBetween(path.join(dir, 'RESULTS.md'), START, END, table);
   if (issue29.length > 0) replaceBetween(path.join(dir, 'RESULTS.md'), ISSUE29_START, ISSUE29_END, issue29Table(issue29));
+  if (issue31.length > 0) replaceBetween(path.join(dir, 'RESULTS.md'), ISSUE31_START, ISSUE31_END, issue31Table(issue31));
   // The README quotes a short headline of a full run; the table is in RESULTS.md.
   if (!ran)
     replaceBetween(
@@ -131,6 +147,50 @@ function issue29Table(rows: Issue29Row[]): string {
         `| ${r.target} | ${r.value} | ${r.range} | ${r.baseline} | ${r.met === null ? '—' : r.met ? 'yes' : '**no**'} | ${r.date.slice(0, 16).replace('T', ' ')} | ${r.method} |`,
     ),
     ISSUE29_END,
+  ].join('\n');
+}
+
+const ISSUE31_START = '<!-- issue31:start -->';
+const ISSUE31_END = '<!-- issue31:end -->';
+
+/** One cost row of issue 31 (channels) as the "Channels (issue 31)" section of RESULTS.md states it. */
+export type Issue31Row = {
+  key: 'poll-ack' | 'poll-1m' | 'push';
+  row: string;
+  provider: string;
+  baseline: string;
+  channels: string;
+  ratio: string;
+  target: string;
+  met: boolean;
+  date: string;
+  /** The commit of src/ measured (and of the baseline build, when it is another). */
+  build: string;
+  /** 1-minute load average at the start of each round: lowest–highest. */
+  load: string;
+};
+
+const ISSUE31_ORDER: ReadonlyArray<Issue31Row['key']> = ['poll-ack', 'poll-1m', 'push'];
+const ISSUE31_PROVIDERS = ['PostgreSQL', 'embedded'];
+
+/** A later run replaces the rows of the (row kind, provider) pairs it measured; rows kept in the table's order. */
+export function mergeIssue31(before: Issue31Row[], now: Issue31Row[]): Issue31Row[] {
+  const replaced = new Set(now.map((r) => `${r.key}|${r.provider}`));
+  const rank = (r: Issue31Row) => ISSUE31_ORDER.indexOf(r.key) * 10 + ISSUE31_PROVIDERS.indexOf(r.provider);
+  // A stable sort keeps each pair's rows in the order their run wrote them.
+  return [...before.filter((r) => !replaced.has(`${r.key}|${r.provider}`)), ...now].sort((a, b) => rank(a) - rank(b));
+}
+
+function issue31Table(rows: Issue31Row[]): string {
+  return [
+    ISSUE31_START,
+    '| row | provider | baseline | channels | ratio (range over rounds) | target | met? | run (build; 1-min load) |',
+    '|---|---|---:|---:|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.row} | ${r.provider} | ${r.baseline} | ${r.channels} | ${r.ratio} | ${r.target} | ${r.met ? 'yes' : '**no**'} | ${r.date.slice(0, 16).replace('T', ' ')} (${r.build}; load ${r.load}) |`,
+    ),
+    ISSUE31_END,
   ].join('\n');
 }
 

@@ -30,8 +30,8 @@ export const BASE_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql:/
 
 export type FreshDatabase = { url: string; drop(): Promise<void> };
 
-/** A new empty database on the benchmark server, migrated by the service's own CLI. */
-export async function freshDatabase(): Promise<FreshDatabase> {
+/** A new empty database on the benchmark server, migrated by the CLI of `root` (default: the build under test). */
+export async function freshDatabase(root: string = SERVICE_ROOT): Promise<FreshDatabase> {
   const name = `sgw_bench_${randomBytes(4).toString('hex')}`;
   const admin = new Client({ connectionString: BASE_DATABASE_URL });
   await admin.connect();
@@ -39,7 +39,7 @@ export async function freshDatabase(): Promise<FreshDatabase> {
   await admin.end();
   const url = new URL(BASE_DATABASE_URL);
   url.pathname = `/${name}`;
-  await runCli(['migrate'], { DATABASE_URL: url.toString() });
+  await runCli(['migrate'], { DATABASE_URL: url.toString() }, root);
   return {
     url: url.toString(),
     async drop() {
