@@ -23,6 +23,7 @@ import { limitResult, log, ROUNDS, type Result } from './lib/measure';
 import { writeReport, type Issue29Row, type Issue31Row } from './lib/report';
 import { BASE_DATABASE_URL, freshDatabase, peakRss, PREVIOUS_ROOT, startService, type Service } from './lib/service';
 import { PRECHANNELS_ROOT, PROVIDER_LABEL, runPoll1m, runPollAck, runPush, type Provider } from './scenarios/channels';
+import { runChangeWebhooks } from './scenarios/change-webhooks';
 import { runCrashRestart } from './scenarios/crash-restart';
 import { runDrain } from './scenarios/drain';
 import { runEmbeddedDurability } from './scenarios/embedded-durability';
@@ -183,6 +184,16 @@ async function main(): Promise<void> {
       results.push(...result.results);
       rounds['failure-reports'] = result.rounds;
     });
+  }
+
+  // Issue 32: change webhooks, pushed against polled, on both providers.
+  if (wanted('change-webhooks')) {
+    for (const provider of ['embedded', 'postgresql'] as const) {
+      log(`change-webhooks on ${provider}`);
+      const result = await runChangeWebhooks(provider);
+      results.push(...result.results);
+      rounds[`change-webhooks (${provider})`] = result.rounds;
+    }
   }
 
   // Issue 31: the cost of channels, on both providers, each row beside its baseline in the same run.

@@ -75,6 +75,7 @@ async function queueNextBatch(pool: Pool, target: PushTarget): Promise<boolean> 
   return inTransaction(pool, async (tx) => {
     // Producers on every replica take turns per channel, and check again once it is their turn.
     await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext('change_batches'), $1::int)::text`, target.id);
+    await tx.$executeRawUnsafe('SET LOCAL jit = off'); // as for a channel's acknowledgement (channel-ledger.ts)
     const idle = await tx.$queryRawUnsafe<unknown[]>(
       `SELECT 1 FROM webhook_configs AS c WHERE c.id = $1 AND c.active AND ${IDLE}`,
       target.id,

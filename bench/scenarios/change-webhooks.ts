@@ -7,21 +7,22 @@
  *   2xx; timed from the channel's creation to the last record received;
  * - poll: one client loop, GET the change list (limit = batch) and acknowledge it by revision,
  *   until nothing is pending; timed the same way.
- * `npx tsx bench/change-webhooks.ts` (uses dist/: `npm run build` first); BENCH_BACKEND=postgresql
- * runs it on a fresh database of BENCH_DATABASE_URL instead of the embedded store.
+ * In `npm run bench` as `change-webhooks`, on the embedded store and on a fresh database of
+ * BENCH_DATABASE_URL. No target: issue 32 asks for the two rates side by side.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { log, median, ROUNDS } from './lib/measure';
-import { api, freshDatabase, runCliCommand, startService, type Service } from './lib/service';
+import { infoResult, log, median, ROUNDS, type Result } from '../lib/measure';
+import { api, freshDatabase, runCliCommand, startService, type Service } from '../lib/service';
 
 const RECORDS = Number(process.env.BENCH_CHANGE_RECORDS ?? 20_000);
 const BATCH = Number(process.env.BENCH_CHANGE_BATCH ?? 100);
 
 type Round = { push: number; poll: number };
 
-async function main(): Promise<void> {
-  const onPostgres = process.env.BENCH_BACKEND === 'postgresql';
+/** Both rates on one provider, ROUNDS rounds alternating; the rows for bench/RESULTS.md. */
+export async function runChangeWebhooks(provider: 'embedded' | 'postgresql'): Promise<{ results: Result[]; rounds: unknown[] }> {
+  const onPostgres = provider === 'postgresql';
   const database = onPostgres ? await freshDatabase() : undefined;
   const service = await startService(database ? { backend: 'postgresql', databaseUrl: database.url } : { backend: 'embedded' });
   let received = 0;
@@ -80,24 +81,29 @@ async function main(): Promise<void> {
       });
       await graphql(admin, `mutation { deleteChannel(name: "poll-${r}") { name } }`);
       const round = { push: RECORDS / pushed, poll: RECORDS / polled };
-      log(`change-webhooks round ${r}: push ${round.push.toFixed(0)} records/s, poll ${round.poll.toFixed(0)} records/s`);
+      log(`change-webhooks (${provider}) round ${r}: push ${round.push.toFixed(0)} records/s, poll ${round.poll.toFixed(0)} records/s`);
       rounds.push(round);
     }
     const push = median(rounds.map((r) => r.push));
     const poll = median(rounds.map((r) => r.poll));
+    const scenario = `change-webhooks (${onPostgres ? 'PostgreSQL' : 'embedded'})`;
     const ratio = median(rounds.map((r) => r.push / r.poll));
-    console.log(
-      JSON.stringify({
-        scenario: 'change-webhooks',
-        backend: onPostgres ? 'postgresql' : 'embedded',
-        records: RECORDS,
-        batch: BATCH,
-        pushRecordsPerS: Math.round(push),
-        pollRecordsPerS: Math.round(poll),
-        pushOverPoll: Number(ratio.toFixed(2)),
-        rounds,
-      }),
-    );
+    return {
+      rounds,
+      results: [
+        {
+          scenario,
+          metric: `changes delivered/s by push (batches of ${BATCH}, ${RECORDS.toLocaleString('en')} records) against taken/s by a polling client`,
+          value: Math.round(push),
+          baseline: Math.round(poll),
+          ratio: Number(ratio.toFixed(3)),
+          target: null,
+          pass: null,
+        },
+        infoResult(scenario, 'push records/s', push),
+        infoResult(scenario, 'poll records/s (list + ack by revision, one client)', poll),
+      ],
+    };
   } finally {
     receiver.close();
     await service.stop();
@@ -120,8 +126,3 @@ async function timed(work: () => Promise<void>): Promise<number> {
   await work();
   return (performance.now() - started) / 1000;
 }
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
