@@ -45,9 +45,6 @@ export function channelPendingSql(table: TrackedTableName, alias: string, channe
   return `(${aboveCursorSql(table, alias, channel)} AND NOT EXISTS (${acked} AND pa.acked_revision >= ${alias}.revision))`;
 }
 
-/** Rows the cursor advance looks at per acknowledgement; a longer run is passed by the next one. */
-const CURSOR_STEP = 5_000;
-
 /**
  * Acknowledges items for a reader on `channelId`: the same claims as channel default (the revision
  * named, else the revision last listed to this reader; never beyond the current one), written to
@@ -105,22 +102,23 @@ export async function acknowledgeOnChannel(
 
 /**
  * Moves the channel's cursor over the records above it that the channel has acknowledged at their
- * current revision, up to the first one still pending (at most CURSOR_STEP rows a time). Only
- * committed rows are passed: a writer still running stamps beyond every committed row (ADR 0003),
- * so its change lands above the new cursor.
+ * current revision, up to the first one still pending: an index scan from the cursor that stops at
+ * that record (it reads only the records it passes, amortised O(1) per acknowledged record), then
+ * one step back from it. Only committed rows are passed: a writer still running stamps beyond every
+ * committed row (ADR 0003), so its change lands above the new cursor.
  */
 async function advanceCursor(tx: SqlRunner, table: TrackedTableName, channelId: number): Promise<void> {
+  const above = aboveCursorSql(table, 't', '$1::int');
   await tx.$executeRawUnsafe(
-    `WITH scan AS MATERIALIZED (
-       SELECT t.updated_at, t.id, COALESCE(a.acked_revision >= t.revision, false) AS done,
-              row_number() OVER (ORDER BY t.updated_at, t.id) AS n
-         FROM (SELECT t.updated_at, t.id, t.revision FROM ${trackedTable(table)} AS t
-                WHERE ${aboveCursorSql(table, 't', '$1::int')} ORDER BY t.updated_at, t.id LIMIT ${CURSOR_STEP}) AS t
-         ${channelAckJoinSql(table, 't', '$1::int')}
+    `WITH first_pending AS MATERIALIZED (
+       SELECT t.updated_at, t.id FROM ${trackedTable(table)} AS t ${channelAckJoinSql(table, 't', '$1::int')}
+        WHERE ${above} AND (a.acked_revision IS NULL OR a.acked_revision < t.revision)
+        ORDER BY t.updated_at, t.id LIMIT 1
      ), passed AS (
-       SELECT updated_at, id FROM scan
-        WHERE n < COALESCE((SELECT min(n) FROM scan WHERE NOT done), ${CURSOR_STEP + 1})
-        ORDER BY n DESC LIMIT 1
+       SELECT t.updated_at, t.id FROM ${trackedTable(table)} AS t
+        WHERE ${above}
+          AND (t.updated_at, t.id) < (COALESCE((SELECT updated_at FROM first_pending), 'infinity'), COALESCE((SELECT id FROM first_pending), 0))
+        ORDER BY t.updated_at DESC, t.id DESC LIMIT 1
      )
      UPDATE channel_cursors AS c SET stamp = passed.updated_at, record_id = passed.id
        FROM passed WHERE c.channel_id = $1::int AND c.table_name = '${table}'`,

@@ -405,6 +405,16 @@ describe('admin console in Chromium', () => {
     await page.locator('tr[data-token-name="shop-two-web"]').filter({ hasText: 'shop-two' }).waitFor();
     expect((await api.request('GET', '/api/v1/updated-products', { token })).status).toBe(200);
 
+    // The Pending page reads one channel at a time: shop-two's records, then back to default.
+    await page.goto(`${api.url}/admin/pending?entity=product&channel=shop-two`);
+    await page.getByRole('heading', { name: 'Pending changes' }).waitFor();
+    expect(await page.getByTestId('pending-channel').inputValue()).toBe('shop-two');
+    const onShopTwo = await api.request('GET', '/api/v1/updated-products?limit=500', { token });
+    for (const record of onShopTwo.body.payload as Array<{ externalId: string }>)
+      await page.locator(`tr[data-pending-key="${record.externalId}"]`).waitFor();
+    await page.getByTestId('pending-channel').selectOption('default');
+    await page.waitForURL(/\/admin\/pending\?entity=product$/);
+
     await page.getByRole('link', { name: 'Channels' }).click();
     await row.getByTestId('channel-tokens').filter({ hasText: 'shop-two-web' }).waitFor();
     const dialog = page.waitForEvent('dialog');

@@ -332,6 +332,16 @@ describe.each(backends)('channels on %s', (backend) => {
     await acknowledgeMany(db.prisma, 'products', a, { ids: (await list(a)).payload.map((p) => p.id) });
     expect((await list(a)).meta.total).toBe(0);
     expect(await pendingRowByRow(a.channelId)).toBe(0);
+    // Nothing pending: the cursor stands on the last record, so the next listing starts past them all.
+    const last = await db.prisma.product.findFirstOrThrow({ orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }] });
+    expect(
+      await db.prisma.channelCursor.findUniqueOrThrow({
+        where: { channelId_tableName: { channelId: a.channelId, tableName: 'products' } },
+      }),
+    ).toMatchObject({
+      stamp: last.updatedAt,
+      recordId: last.id,
+    });
     expect((await list(b)).meta.total).toBe(before);
   });
 });

@@ -6,8 +6,8 @@ import { graphql, type ResultOf } from './graphql';
  * acknowledgement by id cover what only the console was shown (ADR 0002, 0044).
  */
 export const PENDING_RECORDS = graphql(`
-  query PendingRecords($entityType: String!, $limit: Int, $offset: Int) {
-    pendingRecords(entityType: $entityType, limit: $limit, offset: $offset) {
+  query PendingRecords($entityType: String!, $limit: Int, $offset: Int, $channel: String) {
+    pendingRecords(entityType: $entityType, limit: $limit, offset: $offset, channel: $channel) {
       payload {
         id
         revision
