@@ -37,6 +37,18 @@ export function channelAckJoinSql(table: TrackedTableName, alias: string, channe
 }
 
 /**
+ * The `updated_at` of the oldest change pending on a channel in `table`, as a scalar subquery (NULL
+ * when none): the first record of its change list, an index scan that stops there. `channel` names
+ * the channel's parameter; null is channel default (its partial index on `pending`).
+ */
+export function oldestPendingSql(table: TrackedTableName, channel: string | null): string {
+  if (channel === null) return `(SELECT updated_at FROM ${trackedTable(table)} WHERE pending ORDER BY updated_at, id LIMIT 1)`;
+  return `(SELECT t.updated_at FROM ${trackedTable(table)} AS t ${channelAckJoinSql(table, 't', channel)}
+            WHERE ${aboveCursorSql(table, 't', channel)} AND (a.acked_revision IS NULL OR a.acked_revision < t.revision)
+            ORDER BY t.updated_at, t.id LIMIT 1)`;
+}
+
+/**
  * Whether the row `alias` is pending for the channel, as a condition of its own (filters, counts):
  * above the cursor and no acknowledgement of its current revision. `$channel` names its parameter.
  */

@@ -3,8 +3,8 @@ import type { Pool, PoolClient } from 'pg';
 import { acknowledge, type FeedListing, type SqlRunner } from '../changes/ledger';
 import { changeListPage } from '../changes/page';
 import { previousValues } from '../changes/previous-values';
-import { TRACKED_ENTITIES, trackedTable, type AnyTrackedEntity } from '../changes/tracked-entities';
-import { aboveCursorSql, channelAckJoinSql } from '../changes/channel-ledger';
+import { TRACKED_ENTITIES, type AnyTrackedEntity } from '../changes/tracked-entities';
+import { oldestPendingSql } from '../changes/channel-ledger';
 
 /**
  * Change webhooks (issue 32, ADR 0047): a channel that pushes gets its change records delivered
@@ -106,14 +106,7 @@ async function queueNextBatch(pool: Pool, target: PushTarget): Promise<boolean> 
 
 /** The entity whose oldest pending change is oldest on the channel: its batch goes first. */
 async function oldestPendingEntity(tx: SqlRunner, channelId: number | null): Promise<AnyTrackedEntity | undefined> {
-  const oldest = TRACKED_ENTITIES.map((entity) => {
-    const table = trackedTable(entity.table);
-    return channelId === null
-      ? `(SELECT updated_at FROM ${table} WHERE pending ORDER BY updated_at, id LIMIT 1)`
-      : `(SELECT t.updated_at FROM ${table} AS t ${channelAckJoinSql(entity.table, 't', '$1::int')}
-           WHERE ${aboveCursorSql(entity.table, 't', '$1::int')} AND (a.acked_revision IS NULL OR a.acked_revision < t.revision)
-           ORDER BY t.updated_at, t.id LIMIT 1)`;
-  });
+  const oldest = TRACKED_ENTITIES.map((entity) => oldestPendingSql(entity.table, channelId === null ? null : '$1::int'));
   const [row] = await tx.$queryRawUnsafe<Array<Record<string, Date | null>>>(
     `SELECT ${oldest.map((sql, i) => `${sql} AS e${i}`).join(', ')}`,
     ...(channelId === null ? [] : [channelId]),

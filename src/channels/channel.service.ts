@@ -6,7 +6,7 @@ import type { SecretBox } from '../webhooks/secret-box';
 import { DEFAULT_BATCH_SIZE } from './change-batches';
 import { DEFAULT_CHANNEL } from '../auth/token.service';
 import { takeChangeClock } from '../changes/change-clock';
-import { scopeSql } from '../changes/channel-ledger';
+import { oldestPendingSql, scopeSql } from '../changes/channel-ledger';
 import type { SqlRunner } from '../changes/ledger';
 import { TRACKED_ENTITIES, TRACKED_TABLES, trackedTable, type TrackedTableName } from '../changes/tracked-entities';
 
@@ -238,15 +238,11 @@ export async function channelLag(db: SqlRunner, channelId: number | null): Promi
       channelId === null
         ? await db.$queryRawUnsafe<Array<{ pending: number; oldest: Date | null }>>(
             `SELECT (SELECT COALESCE(sum(delta), 0)::int FROM pending_count_deltas WHERE table_name = '${table}') AS pending,
-                    (SELECT updated_at FROM ${trackedTable(table)} WHERE pending ORDER BY updated_at, id LIMIT 1) AS oldest`,
+                    ${oldestPendingSql(table, null)} AS oldest`,
           )
         : await db.$queryRawUnsafe<Array<{ pending: number; oldest: Date | null }>>(
             `SELECT (SELECT COALESCE(sum(delta), 0)::int FROM channel_pending_deltas WHERE channel_id = $1::int AND table_name = '${table}') AS pending,
-                    (SELECT t.updated_at FROM ${trackedTable(table)} AS t
-                       LEFT JOIN channel_acks AS a ON a.channel_id = $1::int AND a.table_name = '${table}' AND a.record_id = t.id
-                      WHERE (t.updated_at, t.id) > (SELECT stamp, record_id FROM channel_cursors WHERE channel_id = $1::int AND table_name = '${table}')
-                        AND (a.acked_revision IS NULL OR a.acked_revision < t.revision)
-                      ORDER BY t.updated_at, t.id LIMIT 1) AS oldest`,
+                    ${oldestPendingSql(table, '$1::int')} AS oldest`,
             channelId,
           );
     const { pending, oldest } = rows[0] ?? { pending: 0, oldest: null };

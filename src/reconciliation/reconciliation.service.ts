@@ -1,5 +1,5 @@
 import { trackedTable, type TrackedTableName } from '../changes/ledger';
-import { aboveCursorSql, channelAckJoinSql, channelPendingSql } from '../changes/channel-ledger';
+import { channelPendingSql, oldestPendingSql } from '../changes/channel-ledger';
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -88,9 +88,7 @@ function channelSummarySql(type: EntityType): string {
                  (SELECT COALESCE(sum(delta), 0)::int FROM channel_pending_deltas WHERE channel_id = $1::int AND table_name = '${table}') AS pending,
                  (SELECT count(*)::int FROM ${t} AS t WHERE NOT EXISTS (SELECT 1 FROM channel_acks AS a
                    WHERE a.channel_id = $1::int AND a.table_name = '${table}' AND a.record_id = t.id AND a.acked_revision > 0)) AS never,
-                 (SELECT t.updated_at FROM ${t} AS t ${channelAckJoinSql(table, 't', '$1::int')}
-                   WHERE ${aboveCursorSql(table, 't', '$1::int')} AND (a.acked_revision IS NULL OR a.acked_revision < t.revision)
-                   ORDER BY t.updated_at, t.id LIMIT 1) AS oldest,
+                 ${oldestPendingSql(table, '$1::int')} AS oldest,
                  (SELECT max(updated_at) FROM ${t}) AS last_push, NULL::timestamptz AS last_ack`;
 }
 
