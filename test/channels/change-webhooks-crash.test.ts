@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
 import pino from 'pino';
 import { createToken } from '../../src/auth/token.service';
 import { changeBatchHooks, createChangeBatches } from '../../src/channels/change-batches';
@@ -7,7 +6,7 @@ import { createChannel, setChannelPush } from '../../src/channels/channel.servic
 import { createWorker } from '../../src/queue/worker';
 import { createSecretBox } from '../../src/webhooks/secret-box';
 import { useApiFixture } from '../support/http';
-import { CLI, ROOT } from '../support/process';
+import { workerProcess } from '../support/process';
 import { startReceiver, type Reply } from '../support/receiver';
 
 const logger = pino({ level: 'silent' });
@@ -39,17 +38,7 @@ describe('change webhooks when the worker dies', () => {
       index === 0 ? new Promise<Reply>((resolve) => held.push(resolve)) : { status: 200 },
     );
     const pending = await pushChannel('crash-mid', receiver.url);
-    const child = spawn(process.execPath, [...CLI, 'worker'], {
-      env: {
-        ...process.env,
-        DATABASE_URL: ctx.db.url,
-        ENCRYPTION_KEY: key.toString('hex'),
-        LOG_LEVEL: 'warn',
-        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
-      },
-      cwd: ROOT,
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const { child, exited } = workerProcess(ctx.db.url, key);
     try {
       const deadline = Date.now() + 60_000;
       while (receiver.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

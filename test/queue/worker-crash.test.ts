@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
 import pino from 'pino';
 import { createWorker } from '../../src/queue/worker';
 import { createSecretBox } from '../../src/webhooks/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { useApiFixture } from '../support/http';
-import { CLI, ROOT } from '../support/process';
+import { workerProcess } from '../support/process';
 import { startReceiver, type Reply } from '../support/receiver';
 
 /** Once per run, on the embedded test cluster: the child works on the fixture's database over its socket. */
@@ -28,18 +27,7 @@ describe('a worker process killed mid-delivery', () => {
       body: { entity_type: 'product', external_id: 'K-1', source: 'erp', error_message: 'boom' },
     });
 
-    // One process (node itself, no wrapper), so that SIGKILL reaches the worker itself.
-    const child = spawn(process.execPath, [...CLI, 'worker'], {
-      env: {
-        ...process.env,
-        DATABASE_URL: ctx.db.url,
-        ENCRYPTION_KEY: key.toString('hex'),
-        LOG_LEVEL: 'warn',
-        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
-      },
-      cwd: ROOT,
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const { child, exited } = workerProcess(ctx.db.url, key);
     try {
       const deadline = Date.now() + 60_000;
       while (receiver.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
 import { Client, Pool } from 'pg';
 import pino from 'pino';
 import { LISTEN_APPLICATION_NAME } from '../../src/queue/queue-listener';
@@ -9,7 +8,7 @@ import { createSecretBox } from '../../src/webhooks/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { databaseUrl } from '../support/global-setup';
 import { useApiFixture } from '../support/http';
-import { CLI, ROOT } from '../support/process';
+import { workerProcess } from '../support/process';
 import { startReceiver, type Reply } from '../support/receiver';
 
 /**
@@ -148,19 +147,8 @@ describe('the delivery worker through database faults', () => {
 
   it("takes over a killed worker process's deliveries within 15 s (default lease)", async () => {
     const receiver = await startReceiver((_req, index) => (index < 3 ? new Promise<Reply>(() => undefined) : { status: 200 }));
-    const child = spawn(process.execPath, [...CLI, 'worker'], {
-      env: {
-        ...process.env,
-        DATABASE_URL: ctx.db.url,
-        ENCRYPTION_KEY: key.toString('hex'),
-        LOG_LEVEL: 'warn',
-        WORKER_LEASE_MS: '',
-        // The receiver is on loopback, which the SSRF guard refuses unless allowed.
-        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
-      },
-      cwd: ROOT,
-    });
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    // The default lease: WORKER_LEASE_MS left empty.
+    const { child, exited } = workerProcess(ctx.db.url, key, { WORKER_LEASE_MS: '' });
     try {
       await createWebhook(ctx.db.prisma, ctx.api.secrets, {
         url: receiver.url,

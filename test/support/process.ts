@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 
 export const ROOT = path.join(__dirname, '..', '..');
@@ -64,4 +64,29 @@ export function serveProcess(env: NodeJS.ProcessEnv, options: { built?: boolean 
     child.stderr.on('data', (d) => (output += d));
     child.on('close', onExit);
   });
+}
+
+/**
+ * A `sync-gateway worker` process on `databaseUrl`: node itself, no wrapper, so that SIGKILL
+ * reaches the worker; it delivers to loopback receivers, which the SSRF guard refuses unless
+ * allowed. `exited` resolves with the signal that ended it (null for an exit of its own).
+ */
+export function workerProcess(
+  databaseUrl: string,
+  encryptionKey: Buffer,
+  env: NodeJS.ProcessEnv = {},
+): { child: ChildProcess; exited: Promise<NodeJS.Signals | null> } {
+  const child = spawn(process.execPath, [...CLI, 'worker'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      ENCRYPTION_KEY: encryptionKey.toString('hex'),
+      LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
+      ...env,
+    },
+    cwd: ROOT,
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  return { child, exited };
 }
