@@ -37,15 +37,27 @@ export function channelAckJoinSql(table: TrackedTableName, alias: string, channe
 }
 
 /**
+ * Whether the row `alias`, its acknowledgement joined as `a` (channelAckJoinSql), is pending on the
+ * channel: above the cursor and not acknowledged at its current revision. `$channel` names its parameter.
+ */
+export function pendingJoinedSql(table: TrackedTableName, alias: string, channel: string): string {
+  return `(${aboveCursorSql(table, alias, channel)} AND (a.acked_revision IS NULL OR a.acked_revision < ${alias}.revision))`;
+}
+
+/** The first change pending on a channel in `table`, `columns` of it: an index scan from the cursor that stops there. */
+function firstPendingSql(table: TrackedTableName, channel: string, columns: string): string {
+  return `SELECT ${columns} FROM ${trackedTable(table)} AS t ${channelAckJoinSql(table, 't', channel)}
+           WHERE ${pendingJoinedSql(table, 't', channel)} ORDER BY t.updated_at, t.id LIMIT 1`;
+}
+
+/**
  * The `updated_at` of the oldest change pending on a channel in `table`, as a scalar subquery (NULL
- * when none): the first record of its change list, an index scan that stops there. `channel` names
- * the channel's parameter; null is channel default (its partial index on `pending`).
+ * when none): the first record of its change list. `channel` names the channel's parameter; null is
+ * channel default (its partial index on `pending`).
  */
 export function oldestPendingSql(table: TrackedTableName, channel: string | null): string {
   if (channel === null) return `(SELECT updated_at FROM ${trackedTable(table)} WHERE pending ORDER BY updated_at, id LIMIT 1)`;
-  return `(SELECT t.updated_at FROM ${trackedTable(table)} AS t ${channelAckJoinSql(table, 't', channel)}
-            WHERE ${aboveCursorSql(table, 't', channel)} AND (a.acked_revision IS NULL OR a.acked_revision < t.revision)
-            ORDER BY t.updated_at, t.id LIMIT 1)`;
+  return `(${firstPendingSql(table, channel, 't.updated_at')})`;
 }
 
 /**
@@ -120,15 +132,10 @@ export async function acknowledgeOnChannel(
  * committed row (ADR 0003), so its change lands above the new cursor.
  */
 async function advanceCursor(tx: SqlRunner, table: TrackedTableName, channelId: number): Promise<void> {
-  const above = aboveCursorSql(table, 't', '$1::int');
   await tx.$executeRawUnsafe(
-    `WITH first_pending AS MATERIALIZED (
-       SELECT t.updated_at, t.id FROM ${trackedTable(table)} AS t ${channelAckJoinSql(table, 't', '$1::int')}
-        WHERE ${above} AND (a.acked_revision IS NULL OR a.acked_revision < t.revision)
-        ORDER BY t.updated_at, t.id LIMIT 1
-     ), passed AS (
+    `WITH first_pending AS MATERIALIZED (${firstPendingSql(table, '$1::int', 't.updated_at, t.id')}), passed AS (
        SELECT t.updated_at, t.id FROM ${trackedTable(table)} AS t
-        WHERE ${above}
+        WHERE ${aboveCursorSql(table, 't', '$1::int')}
           AND (t.updated_at, t.id) < (COALESCE((SELECT updated_at FROM first_pending), 'infinity'), COALESCE((SELECT id FROM first_pending), 0))
         ORDER BY t.updated_at DESC, t.id DESC LIMIT 1
      )

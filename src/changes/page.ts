@@ -4,7 +4,7 @@ import { validationFailed, type ErrorDetail } from '../errors/app-error';
 import type { PageShape } from './results';
 import { pendingCountSql } from './pending-counts';
 import { pendingFieldsSql, trackedTable, type FeedListing, type TrackedTableName } from './ledger';
-import { aboveCursorSql, channelAckJoinSql, LEDGER_CHANNEL } from './channel-ledger';
+import { channelAckJoinSql, LEDGER_CHANNEL, pendingJoinedSql } from './channel-ledger';
 import { channelPendingCountSql } from './channel-counts';
 import { entityOfTable } from './tracked-entities';
 import { PUSH_TARGETS_SQL, refuseIfPushed } from './push-mode';
@@ -99,9 +99,7 @@ export async function changeListPage<Row extends { id: number; revision: number 
   const channel = reader.channelId === null ? undefined : parameter(reader.channelId, 'int');
   // Channel default: the records' pending flag. Another channel: above its cursor and not
   // acknowledged at the current revision (ADR 0045).
-  const conditions = channel
-    ? [aboveCursorSql(table, 't', channel), '(a.acked_revision IS NULL OR a.acked_revision < t.revision)']
-    : ['t.pending'];
+  const conditions = channel ? [pendingJoinedSql(table, 't', channel)] : ['t.pending'];
   if (page.since) {
     params.push(page.since.toISOString());
     if (page.afterId === undefined) conditions.push(`t.updated_at > $${params.length}::timestamptz`);
