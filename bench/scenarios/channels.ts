@@ -44,7 +44,7 @@ import type { Issue31Row } from '../lib/report';
 import { api, freshDatabase, ROOT, SERVICE_ROOT, startService, type Service } from '../lib/service';
 import { seedPendingBySql } from './poll-backlog';
 import { seedPendingProducts } from './poll';
-import { ENTRIES, stockBatch } from './stock-upsert';
+import { ENTRIES, serviceStockUpsertRound, stockBatch } from './stock-upsert';
 
 export type Provider = 'postgresql' | 'embedded';
 export const PROVIDER_LABEL: Record<Provider, string> = { postgresql: 'PostgreSQL', embedded: 'embedded' };
@@ -480,18 +480,8 @@ async function checkStockCounts(client: Client): Promise<{ acks: number; deltaRo
   return { acks, deltaRows, pendingPerChannel: rows.map((r) => r.counted) };
 }
 
-async function pushRound(service: Service, first: number): Promise<number> {
-  const { seconds } = await timed(async () => {
-    for (let i = 0; i < PUSHES; i++) {
-      const result = await api<{ updated: number; errors: unknown[] }>(service, 'POST', '/api/v1/stocks', {
-        stocks: stockBatch('SUP-channels', first + i),
-      });
-      if (result.updated !== ENTRIES / 2 || result.errors.length > 0)
-        throw new Error(`unexpected stock result ${JSON.stringify(result).slice(0, 200)}`);
-    }
-  });
-  return (PUSHES * ENTRIES) / seconds;
-}
+const pushRound = (service: Service, first: number): Promise<number> =>
+  serviceStockUpsertRound(service, first, { supplier: 'SUP-channels', requests: PUSHES });
 
 export type PushRound = { round: number; load: number; alone: number; channels: number };
 

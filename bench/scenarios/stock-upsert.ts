@@ -142,18 +142,25 @@ export async function prepareServiceStockUpsert(service: Service): Promise<void>
   await api(service, 'POST', '/api/v1/stocks', { stocks: stockBatch('SUP-service', 0) });
 }
 
-/** One timed round of the service alone: REQUESTS batches from batch `first` on; rows/s. */
-export async function serviceStockUpsertRound(service: Service, first: number): Promise<number> {
+/**
+ * One timed round of the service alone: `requests` batches of `supplier`'s rows (default REQUESTS of
+ * SUP-service) from batch `first` on, each changing half of them (checked); rows/s.
+ */
+export async function serviceStockUpsertRound(
+  service: Service,
+  first: number,
+  { supplier = 'SUP-service', requests = REQUESTS }: { supplier?: string; requests?: number } = {},
+): Promise<number> {
   const { seconds } = await timed(async () => {
-    for (let i = 0; i < REQUESTS; i++) {
+    for (let i = 0; i < requests; i++) {
       const result = await api<{ updated: number; errors: unknown[] }>(service, 'POST', '/api/v1/stocks', {
-        stocks: stockBatch('SUP-service', first + i),
+        stocks: stockBatch(supplier, first + i),
       });
       if (result.updated !== ENTRIES / 2 || result.errors.length > 0)
         throw new Error(`unexpected stock result ${JSON.stringify(result).slice(0, 200)}`);
     }
   });
-  return (REQUESTS * ENTRIES) / seconds;
+  return (requests * ENTRIES) / seconds;
 }
 
 export const STOCK_REQUESTS_PER_ROUND = REQUESTS;
