@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
+import { findOrphan, isAlive, orphanMatches, readPostmasterPid } from './cluster-orphan';
 import { clusterOsUser, type OsUser } from './cluster-os-user';
 
 /**
@@ -16,8 +17,8 @@ import { clusterOsUser, type OsUser } from './cluster-os-user';
  * so no other OS user can reach it. The service drives `initdb` and `pg_ctl` itself: pg_ctl starts
  * the postmaster detached and waits until it accepts connections, and stops it with a fast
  * shutdown. After a kill -9 of the service the postmaster keeps running; the next start finds it
- * through postmaster.pid and stops it before starting afresh, so settings always come from this
- * build. Callers hold the data-directory lock around all of this (src/db/data-dir-lock.ts).
+ * through postmaster.pid and uses it when it runs this build's binary and settings, else stops it
+ * before starting afresh, so settings always come from this build (cluster-orphan.ts). Callers hold the data-directory lock around all of this (src/db/data-dir-lock.ts).
  */
 
 const run = promisify(execFile);
@@ -67,23 +68,38 @@ export async function startEmbeddedCluster(options: ClusterOptions): Promise<Emb
   const user = await clusterOsUser(logger);
   if (user) await letClusterUserReach(dataDir, user, logger);
   const created = await initialiseCluster(dataDir, pgDir, user, logger);
-  const socketDir = await socketDirectory(pgDir, user);
-  await writeSettings(
-    pgDir,
-    socketDir,
-    { synchronousCommit: options.synchronousCommit ?? true, maxConnections: options.maxConnections ?? 40 },
-    user,
-  );
   const password = (await readFile(passwordFile(dataDir), 'utf8')).trim();
-  const url = connectionString(socketDir, password);
+  const settings = { synchronousCommit: options.synchronousCommit ?? true, maxConnections: options.maxConnections ?? 40 };
   const orphan = await findOrphan(pgDir);
+  const settingsFile = path.join(pgDir, SETTINGS_FILE);
+  if (
+    orphan &&
+    (await orphanMatches(orphan, settingsFile, settingsText(orphan.socketDir, settings), path.join(binDirectory(), 'postgres')))
+  ) {
+    logger.warn(
+      { orphanPid: orphan.pid },
+      "an embedded PostgreSQL left running by a stopped process, with this build's settings: using it",
+    );
+    const url = connectionString(orphan.socketDir, password);
+    try {
+      await options.whileStarting?.(url);
+      await ensureDatabase(orphan.socketDir, password);
+    } catch (error) {
+      await stopCluster(pgDir, user).catch(() => undefined);
+      throw error;
+    }
+    return { url, pgDir, stop: () => stopCluster(pgDir, user) };
+  }
+  const socketDir = await socketDirectory(pgDir, user);
+  await writeSettings(settingsFile, settingsText(socketDir, settings), user);
+  const url = connectionString(socketDir, password);
   let ms = 0;
   // pg_ctl runs in processes of its own: the caller's work (synchronous, in long stretches) goes on
   // meanwhile. Each step here spawns its process before yielding, so it waits for at most one
   // stretch between the orphan's stop and the start, not for a turn per file read.
   const starting = (async () => {
     if (orphan) {
-      logger.warn({ orphanPid: orphan }, 'an embedded PostgreSQL left running by a stopped process: stopping it first');
+      logger.warn({ orphanPid: orphan.pid }, 'an embedded PostgreSQL left running by a stopped process: stopping it first');
       await stopCluster(pgDir, user);
     }
     const started = Date.now();
@@ -197,14 +213,11 @@ async function socketDirectory(pgDir: string, user: OsUser | undefined): Promise
   return dir;
 }
 
+const SETTINGS_FILE = 'sync-gateway.conf';
+type Settings = { synchronousCommit: boolean; maxConnections: number };
+
 /** Settings of this build, rewritten at every start (postgresql.conf includes the file). */
-async function writeSettings(
-  pgDir: string,
-  socketDir: string,
-  settings: { synchronousCommit: boolean; maxConnections: number },
-  user: OsUser | undefined,
-): Promise<void> {
-  const file = path.join(pgDir, 'sync-gateway.conf');
+function settingsText(socketDir: string, settings: Settings): string {
   const lines = [
     '# Written by sync-gateway at every start (src/db/embedded-postgres.ts); edits are overwritten.',
     "listen_addresses = ''",
@@ -219,6 +232,9 @@ async function writeSettings(
     // store is small enough to sit in the OS cache, where asynchronous reads gain nothing.
     'io_method = sync',
     `synchronous_commit = ${settings.synchronousCommit ? 'on' : 'off'}`,
+    // A statement of a client that died (a service killed mid-push, whose postmaster the next
+    // start may use as it is) is cancelled within a second, and its locks with it.
+    'client_connection_check_interval = 1000',
     'logging_collector = on',
     "log_directory = 'log'",
     "log_filename = 'postgresql-%a.log'",
@@ -227,49 +243,16 @@ async function writeSettings(
     'log_rotation_size = 0',
     '',
   ];
-  await writeFile(file, lines.join('\n'), { mode: 0o600 });
+  return lines.join('\n');
+}
+
+async function writeSettings(file: string, text: string, user: OsUser | undefined): Promise<void> {
+  await writeFile(file, text, { mode: 0o600 });
   if (user) await chown(file, user.uid, user.gid);
-}
-
-type PostmasterPid = { pid: number; socketDir: string };
-
-async function readPostmasterPid(pgDir: string): Promise<PostmasterPid | undefined> {
-  const text = await readFile(path.join(pgDir, 'postmaster.pid'), 'utf8').catch(() => undefined);
-  // Lines: pid, data directory, start time, port, socket directory, listen address, shmem key, status.
-  const lines = text?.split('\n');
-  const pid = Number(lines?.[0]);
-  if (!lines || !Number.isInteger(pid) || pid <= 0) return undefined;
-  return { pid, socketDir: lines[4] ?? pgDir };
-}
-
-/**
- * A postmaster left by a service that was killed (its pid), to be stopped (fast shutdown) before
- * this start, so that it runs with this build's settings. A postmaster.pid naming a process that is
- * gone, or one that is not PostgreSQL (a PID reused after a reboot), is left to PostgreSQL, which
- * replaces it.
- */
-async function findOrphan(pgDir: string): Promise<number | undefined> {
-  const orphan = await readPostmasterPid(pgDir);
-  return orphan && isAlive(orphan.pid) && (await isPostgres(orphan.pid)) ? orphan.pid : undefined;
 }
 
 async function stopCluster(pgDir: string, user: OsUser | undefined): Promise<void> {
   await pgCtl(user, ['stop', '-D', pgDir, '-m', 'fast', '-w', '-t', '60', '-s']);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function isPostgres(pid: number): Promise<boolean> {
-  if (process.platform !== 'linux') return true;
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  return cmdline.split('\0')[0]?.endsWith('postgres') ?? false;
 }
 
 function pgCtl(user: OsUser | undefined, args: string[]): Promise<void> {
