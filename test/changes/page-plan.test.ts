@@ -20,12 +20,13 @@ type PlanNode = {
   'Relation Name'?: string;
   'Index Name'?: string;
   'Rows Removed by Filter'?: number;
+  'Index Cond'?: string;
   Plans?: PlanNode[];
 };
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
 /** The text and values of the page statement changeListPage sends, captured on its way to the pool. */
-async function pageStatement(db: TestDatabase, limit: number): Promise<{ text: string; values: unknown[] }> {
+async function pageStatement(db: TestDatabase, limit: number, since?: Date): Promise<{ text: string; values: unknown[] }> {
   let captured: { text: string; values: unknown[] } | undefined;
   const sql = new Proxy(db.sql, {
     get(target, property, receiver) {
@@ -36,7 +37,7 @@ async function pageStatement(db: TestDatabase, limit: number): Promise<{ text: s
       };
     },
   }) as Pool;
-  await changeListPage({ sql }, 'products', { key: 'token:plan-test', channelId: null }, { limit });
+  await changeListPage({ sql }, 'products', { key: 'token:plan-test', channelId: null }, { limit, since: since ?? null });
   if (!captured) throw new Error('the page statement was not captured');
   return captured;
 }
@@ -54,13 +55,13 @@ describe.each(backends)('the change list statement on %s', (backend) => {
   afterAll(() => db?.close());
 
   /** The plan of the page statement as a generic plan, run (ANALYZE) or not, in a transaction rolled back. */
-  async function genericPlan(limit: number, analyze: boolean): Promise<PlanNode[]> {
-    const { text, values } = await pageStatement(db, limit);
+  async function genericPlan(limit: number, analyze: boolean, since?: Date): Promise<PlanNode[]> {
+    const { text, values } = await pageStatement(db, limit, since);
     const client = await db.sql.connect();
     try {
       await client.query('BEGIN');
       await client.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
-      const types = values.map((_, i) => (i === 0 ? 'text' : 'int')).join(', ');
+      const types = values.map((v, i) => (i === 0 ? 'text' : typeof v === 'string' ? 'timestamptz' : 'int')).join(', ');
       await client.query(`PREPARE page_plan_test (${types}) AS ${text}`);
       const args = values.map((v) => (typeof v === 'string' ? `'${v.replace(/'/g, "''")}'` : String(v))).join(', ');
       const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
@@ -95,6 +96,21 @@ describe.each(backends)('the change list statement on %s', (backend) => {
     const pageScans = nodes.filter((n) => n['Relation Name'] === 'products' && n['Index Name'] !== undefined);
     expect(pageScans.map((n) => n['Index Name'])).toContain('products_updated_at_id_idx');
     expect(pageScans.map((n) => n['Rows Removed by Filter'] ?? 0)).toEqual(pageScans.map(() => 0));
+  });
+
+  it('starts a page after `since` at `since`, not at the oldest pending record', async () => {
+    await db.sql.query('UPDATE products SET pending = true');
+    await db.sql.query('ANALYZE products');
+    const middle = (
+      await db.sql.query<{ updated_at: Date }>(`SELECT updated_at FROM products ORDER BY updated_at, id OFFSET ${RECORDS / 2} LIMIT 1`)
+    ).rows[0]!.updated_at;
+    const nodes = await genericPlan(50, true, middle);
+    const scans = nodes.filter(
+      (n) => n['Relation Name'] === 'products' && n['Index Name'] !== undefined && n['Index Cond']?.includes('updated_at >'),
+    );
+    expect(scans).not.toEqual([]);
+    // One lower bound: `since`'s. With the oldest pending record's beside it, the scan started there.
+    for (const scan of scans) expect(scan['Index Cond']).not.toContain('>=');
   });
 
   it('is planned once per connection, on channel default and on another channel, not at every poll', async () => {
