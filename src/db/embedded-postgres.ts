@@ -18,7 +18,8 @@ import { clusterOsUser, type OsUser } from './cluster-os-user';
  * the postmaster detached and waits until it accepts connections, and stops it with a fast
  * shutdown. After a kill -9 of the service the postmaster keeps running; the next start finds it
  * through postmaster.pid and uses it when it runs this build's binary and settings, else stops it
- * before starting afresh, so settings always come from this build (cluster-orphan.ts). Callers hold the data-directory lock around all of this (src/db/data-dir-lock.ts).
+ * before starting afresh, so settings always come from this build (cluster-orphan.ts). Callers
+ * hold the data-directory lock around all of this (src/db/data-dir-lock.ts).
  */
 
 const run = promisify(execFile);
