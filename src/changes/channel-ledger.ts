@@ -44,8 +44,13 @@ export function pendingJoinedSql(table: TrackedTableName, alias: string, channel
   return `(${aboveCursorSql(table, alias, channel)} AND (a.acked_revision IS NULL OR a.acked_revision < ${alias}.revision))`;
 }
 
-/** The first change pending on a channel in `table`, `columns` of it: an index scan from the cursor that stops there. */
-function firstPendingSql(table: TrackedTableName, channel: string, columns: string): string {
+/**
+ * The first change pending on a channel in `table`, `columns` of it (of the row `t`): an index scan
+ * that stops there, from the cursor, or on channel default (`channel` null) its partial index on
+ * `pending`. `channel` names the channel's parameter.
+ */
+export function firstPendingSql(table: TrackedTableName, channel: string | null, columns: string): string {
+  if (channel === null) return `SELECT ${columns} FROM ${trackedTable(table)} AS t WHERE t.pending ORDER BY t.updated_at, t.id LIMIT 1`;
   return `SELECT ${columns} FROM ${trackedTable(table)} AS t ${channelAckJoinSql(table, 't', channel)}
            WHERE ${pendingJoinedSql(table, 't', channel)} ORDER BY t.updated_at, t.id LIMIT 1`;
 }
@@ -53,10 +58,9 @@ function firstPendingSql(table: TrackedTableName, channel: string, columns: stri
 /**
  * The `updated_at` of the oldest change pending on a channel in `table`, as a scalar subquery (NULL
  * when none): the first record of its change list. `channel` names the channel's parameter; null is
- * channel default (its partial index on `pending`).
+ * channel default.
  */
 export function oldestPendingSql(table: TrackedTableName, channel: string | null): string {
-  if (channel === null) return `(SELECT updated_at FROM ${trackedTable(table)} WHERE pending ORDER BY updated_at, id LIMIT 1)`;
   return `(${firstPendingSql(table, channel, 't.updated_at')})`;
 }
 

@@ -4,7 +4,7 @@ import { validationFailed, type ErrorDetail } from '../errors/app-error';
 import type { PageShape } from './results';
 import { pendingCountSql } from './pending-counts';
 import { pendingFieldsSql, trackedTable, type FeedListing, type TrackedTableName } from './ledger';
-import { channelAckJoinSql, LEDGER_CHANNEL, pendingJoinedSql } from './channel-ledger';
+import { channelAckJoinSql, firstPendingSql, LEDGER_CHANNEL, pendingJoinedSql } from './channel-ledger';
 import { channelPendingCountSql } from './channel-counts';
 import { entityOfTable } from './tracked-entities';
 import { PUSH_TARGETS_SQL, refuseIfPushed } from './push-mode';
@@ -172,7 +172,7 @@ export async function changeListPage<Row extends { id: number; revision: number 
  * pending record before `since` (23 ms against 0.2 for a page in the middle of 1,000,000).
  */
 function fromOldestPendingSql(table: TrackedTableName): string {
-  return `(t.updated_at, t.id) >= (SELECT updated_at, id FROM ${trackedTable(table)} WHERE pending ORDER BY updated_at, id LIMIT 1)`;
+  return `(t.updated_at, t.id) >= (${firstPendingSql(table, null, 't.updated_at, t.id')})`;
 }
 
 type PageColumns = { selected: string; answered: string };
