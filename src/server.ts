@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { constants as osConstants } from 'node:os';
 import type { Logger } from 'pino';
 import { createAccountLimiters } from './accounts/account.service';
 import { createMailer } from './accounts/mailer';
@@ -191,11 +192,24 @@ async function withinDeadline(name: string, work: () => Promise<unknown> | undef
 /** Time the store gets to close after the grace: the pool, then the embedded cluster's fast shutdown. */
 const STORE_STOP_MS = 15_000;
 
-/** SIGTERM/SIGINT stop the server gracefully; a second signal exits at once. */
-export function stopOnSignals(running: Pick<RunningServer, 'close'>, logger: Logger, graceMs: number): void {
+/**
+ * SIGTERM/SIGINT stop the server gracefully; a second signal exits at once. The handlers are in
+ * place before the start begins. On the embedded store (`startOwnsCluster`) a signal while the
+ * start runs (the cluster started, the server not yet listening) waits for the start and then stops
+ * what it made, instead of killing the process and leaving the cluster running; on a database
+ * server nothing outlives the process, so such a signal exits at once, even while the start waits
+ * for an unreachable database. Resolves once started; rejects when the start fails.
+ */
+export function stopOnSignals(
+  starting: Promise<Pick<RunningServer, 'close'>>,
+  logger: Logger,
+  options: { graceMs: number; startOwnsCluster: boolean },
+): Promise<void> {
+  const { graceMs } = options;
+  let started = false;
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(130);
+    if (stopping || (!started && !options.startOwnsCluster)) process.exit(128 + osConstants.signals[signal]);
     stopping = true;
     logger.info({ signal }, 'shutting down');
     // The last resort: close() bounds each step, but nothing may keep a stopping process alive.
@@ -203,19 +217,22 @@ export function stopOnSignals(running: Pick<RunningServer, 'close'>, logger: Log
       logger.error({ graceMs }, 'shutdown ran past SHUTDOWN_GRACE_MS and the time the store gets to stop; exiting');
       process.exit(1);
     }, graceMs + STORE_STOP_MS).unref();
-    running.close().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'error while shutting down');
-        process.exit(1);
-      },
-    );
+    starting
+      .then((running) => running.close())
+      .then(
+        () => {
+          logger.info('stopped');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'error while shutting down');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  return starting.then(() => void (started = true));
 }
 
 /**

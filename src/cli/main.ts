@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import { loadConfig } from '../config';
+import { loadConfig, type AppConfig } from '../config';
 import { PreflightError } from '../config/preflight';
 import { migrateOperation } from '../control/operations/store.operations';
 import type { ErrorDetail } from '../errors/app-error';
@@ -21,6 +21,8 @@ function packageVersion(): string {
 
 /** The whole service (GraphQL schema, HTTP edges) loads only for `serve` and `worker`, not for a token command. */
 const loadServer = () => import('../server.js');
+/** How a signal stops `serve` and `worker`: the embedded store's cluster must not outlive them. */
+const stopOptions = (config: AppConfig) => ({ graceMs: config.shutdownGraceMs, startOwnsCluster: !config.databaseUrl });
 
 /**
  * The CLI and the server share one configuration: env, DATA_DIR, DATABASE_URL. Commands that
@@ -41,7 +43,7 @@ export function buildCli(): Command {
       const config = loadConfig();
       const logger = createLogger(config);
       const { startServer, stopOnSignals } = await loadServer();
-      stopOnSignals(await startServer(config, logger), logger, config.shutdownGraceMs);
+      await stopOnSignals(startServer(config, logger), logger, stopOptions(config));
     });
 
   program
@@ -51,7 +53,7 @@ export function buildCli(): Command {
       const config = loadConfig();
       const logger = createLogger(config);
       const { startWorker, stopOnSignals } = await loadServer();
-      stopOnSignals(await startWorker(config, logger), logger, config.shutdownGraceMs);
+      await stopOnSignals(startWorker(config, logger), logger, stopOptions(config));
     });
 
   program

@@ -1,8 +1,9 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runningClusterUrl } from '../../src/db/embedded-postgres';
-import { serveProcess, type ServeProcess } from '../support/process';
+import { CLI, ROOT, serveProcess, type ServeProcess } from '../support/process';
 import { freePort, startRedisServer, type RedisServer } from '../support/redis-server';
 
 /**
@@ -67,5 +68,60 @@ describe('SIGTERM with Redis unreachable', () => {
     const closedPort = await freePort();
     server = await serveProcess(env(`redis://127.0.0.1:${closedPort}`));
     await stopsWithinGrace(server);
+  });
+});
+
+describe('a signal while the start runs', () => {
+  let dataDir: string;
+  let child: ChildProcessWithoutNullStreams | undefined;
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'sgw-stop-early-'));
+  });
+  afterEach(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  function serve(env: NodeJS.ProcessEnv) {
+    child = spawn(process.execPath, [...CLI, 'serve'], {
+      env: { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', REDIS_URL: '', ...env },
+      cwd: ROOT,
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d));
+    child.stderr.on('data', (d: Buffer) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+    return { child, output: () => output, exited };
+  }
+
+  async function until(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
+    for (const started = Date.now(); !(await condition()); await new Promise((r) => setTimeout(r, 10)))
+      if (Date.now() - started > 60_000) throw new Error(`not within 60 s: ${what}`);
+  }
+
+  it('on the embedded store, once its cluster runs, stops the cluster too (nothing orphaned)', async () => {
+    const running = serve({ DATABASE_URL: '' });
+    await until(async () => (await runningClusterUrl(dataDir)) !== undefined || running.child.exitCode !== null, 'the cluster runs');
+    const listeningAtSignal = running.output().includes('"sync-gateway listening"');
+    running.child.kill('SIGTERM');
+    const code = await running.exited;
+    expect({ listeningAtSignal, code }).toEqual({ listeningAtSignal: false, code: 0 });
+    expect(running.output()).toContain('"msg":"stopped"');
+    expect(await runningClusterUrl(dataDir)).toBeUndefined();
+  });
+
+  it('on a database server that cannot be reached, exits at once instead of waiting for it', async () => {
+    const closedPort = await freePort();
+    const running = serve({ DATABASE_URL: `postgresql://postgres@127.0.0.1:${closedPort}/nothing`, ENCRYPTION_KEY: 'ab'.repeat(32) });
+    await until(() => running.output().includes('retrying') || running.child.exitCode !== null, 'a retry line');
+    const signalled = Date.now();
+    running.child.kill('SIGTERM');
+    const code = await running.exited;
+    expect({ code, withinMs: Date.now() - signalled < 5_000, output: code === 143 ? '' : running.output() }).toEqual({
+      code: 143,
+      withinMs: true,
+      output: '',
+    });
   });
 });
