@@ -28,7 +28,8 @@ function packagesNamedByDist(): Set<string> {
   const visit = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const file = path.join(dir, entry.name);
-      if (entry.isDirectory() && entry.name !== 'console') visit(file);
+      // dist/bundle joins these modules with their packages: what it still requires, they name.
+      if (entry.isDirectory() && entry.name !== 'console' && entry.name !== 'bundle') visit(file);
       else if (entry.name.endsWith('.js')) {
         for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/(?:require|import)\(["']([^"'./][^"']*)["']\)/g)) {
           const parts = specifier!.split('/');
