@@ -5,6 +5,7 @@
  */
 import type { CrashRound } from '../scenarios/crash-restart';
 import type { DurabilityRound } from '../scenarios/embedded-durability';
+import { PREVIOUS_KIND } from './service';
 import type { LatencyRound } from '../scenarios/embedded-latency';
 import type { VersusRound } from '../scenarios/embedded-vs-server';
 import type { StartSample } from '../scenarios/first-start';
@@ -134,8 +135,8 @@ export function restartRows(rounds: CrashRound[], records: number, date: string)
   const of = (v: CrashRound['variant']) => rounds.filter((r) => r.variant === v);
   const killed = of('embedded, service killed');
   const whole = of('embedded, service and cluster killed');
-  const previous = of('previous build (PGlite), service killed');
-  const base = previous.length ? `previous build ${medRange(previous.map((r) => r.readyMs))} ms` : '—';
+  const previous = of('previous build, service killed');
+  const base = previous.length ? `previous build (${PREVIOUS_KIND}) ${medRange(previous.map((r) => r.readyMs))} ms` : '—';
   const method =
     `built server (dist/), ${records.toLocaleString('en')} pending products, a poll loop (4 clients) and a push loop (200 renames a request) running; ` +
     `kill -9 with a push in flight, spawn → GET /ready 200; variants interleaved, ${killed.length} rounds each`;

@@ -3,7 +3,7 @@
  * PostgreSQL database or on the embedded store (no DATABASE_URL: the service runs its own
  * PostgreSQL cluster in a fresh DATA_DIR, ADR 0042), with an API token made by the CLI.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +25,17 @@ export const SERVICE_ROOT = process.env.BENCH_SERVICE_ROOT ? path.resolve(proces
 export const PREVIOUS_ROOT: string | undefined = (() => {
   const root = path.resolve(process.env.BENCH_PREVIOUS_ROOT ?? path.join(ROOT, '..', 'wt-fixture'));
   return existsSync(path.join(root, 'dist', 'cli', 'main.js')) ? root : undefined;
+})();
+/**
+ * What the previous build is, for the rows that name it: `PGlite` for issue 29's baseline, or
+ * `embedded cluster, <commit>` when BENCH_PREVIOUS_ROOT holds a build of the cluster (crash-restart
+ * against the build before a change to the start).
+ */
+export const PREVIOUS_KIND: string | undefined = (() => {
+  if (!PREVIOUS_ROOT) return undefined;
+  if (!existsSync(path.join(PREVIOUS_ROOT, 'dist', 'db', 'embedded-postgres.js'))) return 'PGlite';
+  const head = spawnSync('git', ['-C', PREVIOUS_ROOT, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+  return `embedded cluster, ${head || 'unknown commit'}`;
 })();
 export const BASE_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 

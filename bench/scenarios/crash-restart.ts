@@ -12,7 +12,8 @@
  *   (fast shutdown) before starting the cluster afresh (ADR 0042);
  * - embedded, service and cluster killed: Node and every process of the cluster at once (a
  *   container killed, an OOM kill of the cgroup): the next start runs PostgreSQL's crash recovery;
- * - previous build (PGlite, BENCH_PREVIOUS_ROOT): Node dies, and the store with it.
+ * - previous build (BENCH_PREVIOUS_ROOT): PGlite, where Node dies and the store with it, or an
+ *   earlier build of the cluster (the start before a change to it).
  *
  * Where the time goes: the server runs with bench/lib/start-probe.cjs preloaded (events with
  * wall-clock times: module loading, initdb/pg_ctl, the migrations check, listen, worker threads),
@@ -26,7 +27,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChildProcess } from 'node:child_process';
 import { infoResult, limitResult, log, median, percentile, type Result } from '../lib/measure';
 import { postmasterPid, processTree } from '../lib/memory';
-import { api, PREVIOUS_ROOT, ROOT, spawnServe, startService, stopOrphanedCluster, type Service } from '../lib/service';
+import { api, PREVIOUS_KIND, PREVIOUS_ROOT, ROOT, spawnServe, startService, stopOrphanedCluster, type Service } from '../lib/service';
 import { seedPendingProducts } from './poll';
 
 const RECORDS = Number(process.env.BENCH_CRASH_RECORDS ?? 100_000);
@@ -37,7 +38,7 @@ const PUSH_BATCH = 200;
 const POLLERS = 4;
 const PROBE = path.join(ROOT, 'bench', 'lib', 'start-probe.cjs');
 
-type VariantName = 'embedded, service killed' | 'embedded, service and cluster killed' | 'previous build (PGlite), service killed';
+type VariantName = 'embedded, service killed' | 'embedded, service and cluster killed' | 'previous build, service killed';
 
 type Store = {
   name: string;
@@ -386,9 +387,9 @@ export async function runCrashRestart(): Promise<{ results: Result[]; rounds: Cr
       { name: 'embedded, service and cluster killed', store: embedded },
     ];
     if (PREVIOUS_ROOT) {
-      const previous = await openStore('the previous build (PGlite)', PREVIOUS_ROOT, false);
+      const previous = await openStore(`the previous build (${PREVIOUS_KIND})`, PREVIOUS_ROOT, PREVIOUS_KIND !== 'PGlite');
       stores.push(previous);
-      variants.push({ name: 'previous build (PGlite), service killed', store: previous });
+      variants.push({ name: 'previous build, service killed', store: previous });
     } else log('crash-restart: no previous build (BENCH_PREVIOUS_ROOT): the new build alone');
     for (let n = 1; n <= ROUNDS; n++) {
       // The order rotates each round, so that drift on the machine reaches every variant alike.
@@ -402,8 +403,8 @@ export async function runCrashRestart(): Promise<{ results: Result[]; rounds: Cr
   }
   const of = (variant: VariantName) => rounds.filter((r) => r.variant === variant);
   const readyMedian = (variant: VariantName) => (of(variant).length ? median(of(variant).map((r) => r.readyMs)) : null);
-  const previous = readyMedian('previous build (PGlite), service killed');
-  const lost = rounds.filter((r) => r.variant !== 'previous build (PGlite), service killed').reduce((sum, r) => sum + r.lost, 0);
+  const previous = readyMedian('previous build, service killed');
+  const lost = rounds.filter((r) => r.variant !== 'previous build, service killed').reduce((sum, r) => sum + r.lost, 0);
   const wrongTotals = rounds.filter((r) => r.pendingAfter !== RECORDS).length;
   const k = `${RECORDS / 1000}k records, polls and pushes running`;
   return {
@@ -428,7 +429,7 @@ export async function runCrashRestart(): Promise<{ results: Result[]; rounds: Cr
         READY_WITHIN_MS,
         previous,
       ),
-      ...(previous === null ? [] : [infoResult('crash-restart', `kill -9 → /ready ms (previous build, PGlite; ${k})`, previous)]),
+      ...(previous === null ? [] : [infoResult('crash-restart', `kill -9 → /ready ms (previous build, ${PREVIOUS_KIND}; ${k})`, previous)]),
       limitResult('crash-restart', 'records of acknowledged pushes lost (embedded, every round)', lost, 0),
       limitResult('crash-restart', `rounds whose pending total was not ${RECORDS.toLocaleString('en')} after the restart`, wrongTotals, 0),
     ],
