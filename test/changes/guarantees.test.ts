@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { createToken } from '../../src/auth/token.service';
 import { backends } from '../support/database';
 import { useApiFixture } from '../support/http';
+import { waitFor } from '../support/wait-for';
 
 /**
  * The change feed's guarantees, tried as two webshop clients and an ERP would (docs/api.md, "What
@@ -150,6 +151,8 @@ describe.each(backends)('change feed guarantees on %s', (backend) => {
         async () =>
           (await blocker.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))
             .rowCount! > 0,
+        10_000,
+        'the long push waiting on the lock',
       );
       await push([{ external_id: 'S', price: 1 }]);
 
@@ -180,11 +183,3 @@ describe.each(backends)('change feed guarantees on %s', (backend) => {
     }
   });
 });
-
-async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('condition not met within 10 s');
-}

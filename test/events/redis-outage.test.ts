@@ -5,6 +5,7 @@ import { createRedisClient, redisHealth } from '../../src/redis/redis-client';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
+import { waitFor } from '../support/wait-for';
 
 /**
  * A Redis of the test's own, killed while the service runs: probes, polls and reports answer at
@@ -48,12 +49,6 @@ async function subscribe(api: TestServer) {
   })().catch(() => undefined);
   return { payloads, close: () => reader.cancel().catch(() => undefined) };
 }
-
-const waitFor = async (condition: () => boolean, ms: number, what: string) => {
-  for (const started = Date.now(); !condition(); await new Promise((r) => setTimeout(r, 25))) {
-    if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
-  }
-};
 
 describeWithRedis('a Redis outage', () => {
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { runningClusterUrl } from '../../src/db/embedded-postgres';
 import { ROOT, serveProcess, type ServeProcess } from '../support/process';
+import { waitFor } from '../support/wait-for';
 
 /**
  * What `npm start` runs: bin/sync-gateway.js on the bundle in dist/bundle (scripts/bundle.js), the
@@ -36,10 +37,7 @@ describe('the built entry point (npm start)', () => {
 
   it('is ready (migrations applied, the worker thread claiming) and serves its pages and assets', async () => {
     const url = server!.url;
-    let ready = 0;
-    for (const started = Date.now(); ready !== 200 && Date.now() - started < 30_000; await new Promise((r) => setTimeout(r, 100)))
-      ready = (await fetch(`${url}/ready`)).status;
-    expect(ready).toBe(200);
+    await waitFor(async () => (await fetch(`${url}/ready`)).status === 200, 30_000, 'GET /ready 200');
     const status = async (route: string) => (await fetch(`${url}${route}`)).status;
     const graphiqlPage = await (await fetch(`${url}/graphql`, { headers: { accept: 'text/html' } })).text();
     const graphiqlScript = /src="(\/graphiql\/[^"]+\.js)"/.exec(graphiqlPage)?.[1];

@@ -11,6 +11,7 @@ import { createSecretBox } from '../../src/webhooks/secret-box';
 import { LOOPBACK_RECEIVERS } from '../support/http';
 import { serveProcess, type ServeProcess } from '../support/process';
 import { startReceiver } from '../support/receiver';
+import { waitFor } from '../support/wait-for';
 
 const RECORDS = 100_000;
 /**
@@ -122,16 +123,3 @@ describe('race: kill -9 then ready (embedded store, 100k records)', () => {
     expect(receiver.requests[1]!.headers['webhook-id']).toBe(receiver.requests[0]!.headers['webhook-id']);
   }, 300_000);
 });
-
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await condition()) return;
-    } catch {
-      // not answering yet
-    }
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { createPostgresDatabase } from '../support/database';
 import { runCli, serveProcess, type ServeProcess } from '../support/process';
 import { startReceiver } from '../support/receiver';
+import { waitFor } from '../support/wait-for';
 
 /**
  * Two replicas of `sync-gateway serve` on loopback, as production runs them: one PostgreSQL, one
@@ -35,11 +36,6 @@ describeWithServers('two replicas on one PostgreSQL and one Redis', () => {
       source: 'erp',
       error_message: 'Unknown tax class',
     });
-  const waitFor = async (condition: () => boolean | Promise<boolean>, ms: number) => {
-    for (const started = Date.now(); Date.now() - started < ms; await new Promise((r) => setTimeout(r, 100))) if (await condition()) return;
-    throw new Error(`condition not met within ${ms} ms`);
-  };
-
   beforeAll(async () => {
     database = await createPostgresDatabase('embedded');
     env = {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { runningClusterUrl } from '../../src/db/embedded-postgres';
 import { CLI, ROOT, serveProcess, type ServeProcess } from '../support/process';
 import { freePort, startRedisServer, type RedisServer } from '../support/redis-server';
+import { waitFor } from '../support/wait-for';
 
 /**
  * Issue 30: SIGTERM ends the process within SHUTDOWN_GRACE_MS whatever Redis is doing. Before, a
@@ -95,14 +96,13 @@ describe('a signal while the start runs', () => {
     return { child, output: () => output, exited };
   }
 
-  async function until(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
-    for (const started = Date.now(); !(await condition()); await new Promise((r) => setTimeout(r, 10)))
-      if (Date.now() - started > 60_000) throw new Error(`not within 60 s: ${what}`);
-  }
-
   it('on the embedded store, once its cluster runs, stops the cluster too (nothing orphaned)', async () => {
     const running = serve({ DATABASE_URL: '' });
-    await until(async () => (await runningClusterUrl(dataDir)) !== undefined || running.child.exitCode !== null, 'the cluster runs');
+    await waitFor(
+      async () => (await runningClusterUrl(dataDir)) !== undefined || running.child.exitCode !== null,
+      60_000,
+      'the cluster runs',
+    );
     const listeningAtSignal = running.output().includes('"sync-gateway listening"');
     running.child.kill('SIGTERM');
     const code = await running.exited;
@@ -114,7 +114,7 @@ describe('a signal while the start runs', () => {
   it('on a database server that cannot be reached, exits at once instead of waiting for it', async () => {
     const closedPort = await freePort();
     const running = serve({ DATABASE_URL: `postgresql://postgres@127.0.0.1:${closedPort}/nothing`, ENCRYPTION_KEY: 'ab'.repeat(32) });
-    await until(() => running.output().includes('retrying') || running.child.exitCode !== null, 'a retry line');
+    await waitFor(() => running.output().includes('retrying') || running.child.exitCode !== null, 60_000, 'a retry line');
     const signalled = Date.now();
     running.child.kill('SIGTERM');
     const code = await running.exited;

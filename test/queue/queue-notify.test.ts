@@ -4,18 +4,13 @@ import { listenForQueueWork, type QueueListener } from '../../src/queue/queue-li
 import { notifyQueueWork, QUEUE_NOTIFIER_ID, QUEUE_NOTIFY_SPACING_MS } from '../../src/queue/queue-notify';
 import { QUEUE_CHANNEL } from '../../src/queue/queue.service';
 import { backends, createPostgresDatabase } from '../support/database';
+import { waitFor } from '../support/wait-for';
 
 /**
  * The wake-up for other replicas' workers after a report (ADR 0033, "Failure reports"): a NOTIFY
  * of its own, one in flight at a time, carrying the process's id, which the process's own
  * listener ignores. On each backend: a database of its own on its server.
  */
-
-const waitFor = async (condition: () => boolean, ms: number, what: string) => {
-  for (const started = Date.now(); !condition(); await new Promise((r) => setTimeout(r, 20))) {
-    if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
-  }
-};
 
 describe.each(backends)('queue work notifications on %s', (backend) => {
   let database: Awaited<ReturnType<typeof createPostgresDatabase>>;

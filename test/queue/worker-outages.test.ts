@@ -10,6 +10,7 @@ import { databaseUrl } from '../support/global-setup';
 import { useApiFixture } from '../support/http';
 import { workerProcess } from '../support/process';
 import { startReceiver, type Reply } from '../support/receiver';
+import { waitFor } from '../support/wait-for';
 
 /**
  * The delivery worker through database faults: its LISTEN connection terminated, its leases
@@ -18,12 +19,6 @@ import { startReceiver, type Reply } from '../support/receiver';
  * a superuser: pg_terminate_backend and ALLOW_CONNECTIONS; the faults need no TCP).
  */
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-
-const waitFor = async (condition: () => boolean | Promise<boolean>, ms: number, what: string) => {
-  for (const started = Date.now(); !(await condition()); await new Promise((r) => setTimeout(r, 20))) {
-    if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
-  }
-};
 
 describe('the delivery worker through database faults', () => {
   const key = randomBytes(32);
