@@ -4,7 +4,9 @@ import type { ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { PrismaClient } from '../generated/prisma/client';
-import type { App } from '../app';
+import type { YogaServerInstance } from 'graphql-yoga';
+import type { LiveStreams } from '../auth/live-streams';
+import type { RequestContext, ServerContext } from '../graphql/context';
 import { verifySession } from '../accounts/account.service';
 import { bearerToken } from '../auth/authenticate';
 import { verifyToken, type AuthInfo } from '../auth/token.service';
@@ -16,6 +18,11 @@ type Extra = { auth?: AuthInfo; requestId?: string; untrack?: () => void };
 /** graphql-ws's Forbidden: clients treat it as final and do not reconnect with the same credentials. */
 const CLOSE_FORBIDDEN = 4403;
 
+/** What graphql-ws uses of the app (src/app.ts): its endpoint, its envelope, its live streams. */
+export type GraphqlWsApp = Pick<YogaServerInstance<ServerContext, RequestContext>, 'graphqlEndpoint' | 'getEnveloped'> & {
+  liveStreams: LiveStreams;
+};
+
 /**
  * graphql-ws on the HTTP server's /graphql, through Yoga's envelope so that context, plugins and
  * error policy are those of HTTP requests. The bearer token (an API token or an admin session)
@@ -23,7 +30,7 @@ const CLOSE_FORBIDDEN = 4403;
  */
 export function attachGraphqlWs(
   server: Server,
-  app: App,
+  app: GraphqlWsApp,
   options: { prisma: PrismaClient; lastUsedResolutionMs: number },
 ): { close(): Promise<void> } {
   const wss = new WebSocketServer({ server, path: app.graphqlEndpoint });

@@ -3,10 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { ServerContext } from '../graphql/context';
 import { GRAPHQL_ENDPOINT } from './endpoints';
-
-const REQUEST_ID_HEADER = 'x-request-id';
-/** What a client's X-Request-Id must look like to be used (and logged) as it is. */
-export const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
+import { REQUEST_ID_HEADER, SAFE_REQUEST_ID } from './request-id';
 
 /**
  * Gives every request an id (the caller's X-Request-Id when sane), returns it in the response,

@@ -1,4 +1,4 @@
-import { SAFE_REQUEST_ID } from '../http/request-log.plugin';
+import { SAFE_REQUEST_ID } from '../http/request-id';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- OpenAPI is loose JSON
 
