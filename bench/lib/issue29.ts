@@ -88,10 +88,10 @@ export function soakRows(summaries: SoakSummary[], minutes: number, rate: number
   const main = summaries.find((s) => s.label === 'embedded')!;
   const previous = summaries.find((s) => s.label === 'previous build');
   const alongside = previous
-    ? `the previous build (PGlite) ran the same workload at the same time on its own DATA_DIR`
+    ? `the previous build (${PREVIOUS_KIND}) ran the same workload at the same time on its own DATA_DIR`
     : 'no previous build alongside';
   const method = `bench/scenarios/soak.ts, ${minutes} min at ${rate}× issue 20's rate; PSS summed over Node's tree and the postmaster's (smaps_rollup, every 250 ms); ${alongside}`;
-  const prev = (f: (s: SoakSummary) => string) => (previous ? `previous build ${f(previous)}` : '—');
+  const prev = (f: (s: SoakSummary) => string) => (previous ? `previous build (${PREVIOUS_KIND}) ${f(previous)}` : '—');
   return [
     {
       key: 'idle',

@@ -12,7 +12,7 @@
  * products and 2,000 stocks with some changes; every 60 s a 5,000-product push; a webshop polling
  * and acknowledging both lists; a failure report every 2 s.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { directoryBytes } from '../../src/ops/store-metrics';
 import { infoResult, limitResult, log, type Result } from '../lib/measure';
@@ -102,13 +102,13 @@ export type SoakSummary = {
   firstErrors: string[];
 };
 
-/** The store's own directory inside DATA_DIR: the cluster (postgres/) or the previous build's PGlite store (pglite/). */
-const storeDirectory = (service: Service, label: SoakSubject['label']) =>
-  path.join(service.dataDir, label === 'embedded' ? 'postgres' : 'pglite');
+/** The store's own directory inside DATA_DIR: a cluster (postgres/), or a PGlite build's store (pglite/). */
+const storeDirectory = (service: Service) =>
+  path.join(service.dataDir, existsSync(path.join(service.dataDir, 'postgres')) ? 'postgres' : 'pglite');
 
 async function soakOne(subject: SoakSubject, started: number, until: number, samples: SoakSample[]): Promise<SoakSummary> {
   const { service, label } = subject;
-  const storeDir = storeDirectory(service, label);
+  const storeDir = storeDirectory(service);
   const errors: string[] = [];
   let slowestPollMs = 0;
   const sample = async () => {
