@@ -47,15 +47,14 @@ const { outputFiles } = buildSync({
 });
 
 // charset 'ascii' leaves regular expression literals as they are (graphql-scalars' and others' hold
-// characters such as '°' and '‘'): escaped here, code unit by code unit, which means the same in a
-// regular expression, a string, a template or an identifier.
-// A backslash before such a character (an identity escape) would turn the escape into a literal
-// backslash: refused rather than guessed at.
+// characters such as '°' and '‘'): escaped here, one `\uXXXX` per UTF-16 code unit (a character
+// beyond the BMP as its surrogate pair), which means the same in a regular expression, a string, a
+// template or an identifier. A backslash before such a character (an identity escape) would turn
+// the escape into a literal backslash: refused rather than guessed at.
 const escapeNonAscii = (text, file) => {
   if (/\\[^\p{ASCII}]/u.test(text)) throw new Error(`${file}: a backslash before a non-ASCII character; escape it by hand`);
-  // A character beyond the BMP matches whole: one escape per UTF-16 code unit, its surrogate pair.
-  const escape = (c) => [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
-  return text.replace(/[^\p{ASCII}]/gu, escape);
+  const codeUnit = (u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  return text.replace(/[^\p{ASCII}]/gu, (c) => c.split('').map(codeUnit).join(''));
 };
 for (const file of outputFiles) {
   mkdirSync(path.dirname(file.path), { recursive: true });
