@@ -26,14 +26,13 @@ export const PREVIOUS_ROOT: string | undefined = (() => {
   const root = path.resolve(process.env.BENCH_PREVIOUS_ROOT ?? path.join(ROOT, '..', 'wt-fixture'));
   return existsSync(path.join(root, 'dist', 'cli', 'main.js')) ? root : undefined;
 })();
-/**
- * What the previous build is, for the rows that name it: `PGlite` for issue 29's baseline, or
- * `embedded cluster, <commit>` when BENCH_PREVIOUS_ROOT holds a build of the cluster (crash-restart
- * against the build before a change to the start).
- */
+/** Whether the previous build runs the embedded cluster (a build before a change to the start) rather than PGlite (issue 29's baseline). */
+export const PREVIOUS_IS_CLUSTER =
+  PREVIOUS_ROOT !== undefined && existsSync(path.join(PREVIOUS_ROOT, 'dist', 'db', 'embedded-postgres.js'));
+/** What the previous build is, for the rows that name it: `PGlite`, or `embedded cluster, <commit>`. */
 export const PREVIOUS_KIND: string | undefined = (() => {
   if (!PREVIOUS_ROOT) return undefined;
-  if (!existsSync(path.join(PREVIOUS_ROOT, 'dist', 'db', 'embedded-postgres.js'))) return 'PGlite';
+  if (!PREVIOUS_IS_CLUSTER) return 'PGlite';
   const head = spawnSync('git', ['-C', PREVIOUS_ROOT, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
   return `embedded cluster, ${head || 'unknown commit'}`;
 })();

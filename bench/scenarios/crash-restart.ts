@@ -27,7 +27,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChildProcess } from 'node:child_process';
 import { infoResult, limitResult, log, median, percentile, type Result } from '../lib/measure';
 import { postmasterPid, processTree } from '../lib/memory';
-import { api, PREVIOUS_KIND, PREVIOUS_ROOT, ROOT, spawnServe, startService, stopOrphanedCluster, type Service } from '../lib/service';
+import {
+  api,
+  PREVIOUS_IS_CLUSTER,
+  PREVIOUS_KIND,
+  PREVIOUS_ROOT,
+  ROOT,
+  spawnServe,
+  startService,
+  stopOrphanedCluster,
+  type Service,
+} from '../lib/service';
 import { seedPendingProducts } from './poll';
 
 const RECORDS = Number(process.env.BENCH_CRASH_RECORDS ?? 100_000);
@@ -387,7 +397,7 @@ export async function runCrashRestart(): Promise<{ results: Result[]; rounds: Cr
       { name: 'embedded, service and cluster killed', store: embedded },
     ];
     if (PREVIOUS_ROOT) {
-      const previous = await openStore(`the previous build (${PREVIOUS_KIND})`, PREVIOUS_ROOT, PREVIOUS_KIND !== 'PGlite');
+      const previous = await openStore(`the previous build (${PREVIOUS_KIND})`, PREVIOUS_ROOT, PREVIOUS_IS_CLUSTER);
       stores.push(previous);
       variants.push({ name: 'previous build, service killed', store: previous });
     } else log('crash-restart: no previous build (BENCH_PREVIOUS_ROOT): the new build alone');
