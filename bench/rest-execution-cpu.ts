@@ -11,9 +11,8 @@ import { normalizedExecutor } from '@graphql-tools/executor';
 import { buildOperationNodeForField, mapSchema, MapperKind } from '@graphql-tools/utils';
 import { Kind, OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import { schema } from '../src/graphql/schema';
+import { restRoutes, schema } from '../src/modules';
 import { restSchema, sofaConfig } from '../src/rest/sofa';
-import { restRoutes } from '../src/rest/routes';
 
 const EXECUTIONS = Number(process.env.EXECUTIONS ?? 5_000);
 const ROUNDS = 5;

@@ -5,9 +5,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { schema } from '../src/graphql/schema';
+import { restRoutes, schema } from '../src/modules';
 import { buildOpenApiDocument } from '../src/rest/openapi';
-import { restRoutes } from '../src/rest/routes';
 
 export const openApiText = (): string => `${JSON.stringify(buildOpenApiDocument(schema, restRoutes), null, 2)}\n`;
 

@@ -8,13 +8,13 @@ import type { AppConfig } from './config';
 import type { Store } from './db/store';
 import { PUBLIC_ACCOUNT_FIELDS } from './accounts/account.schema';
 import type { AccountDeps } from './accounts/account.service';
-import { fullPath } from './rest/route-table';
+import { fullPath } from './routing/route-table';
 import type { EventHub } from './events/hub';
 import type { SecretBox } from './webhooks/secret-box';
 import type { RequestContext, ServerContext } from './graphql/context';
 import { useErrorPolicy } from './graphql/error-policy.plugin';
 import { createLoaders } from './graphql/loaders';
-import { schema } from './graphql/schema';
+import { restRoutes, schema } from './modules';
 import { usePublicRoutes, type PublicDocument } from './http/public-routes.plugin';
 import { useRateLimit } from './http/use-rate-limit';
 import type { RateLimiters } from './rate-limits/limiters';
@@ -38,7 +38,6 @@ import { useRestEdge } from './rest/rest-edge.plugin';
 import { useRouteRoles } from './rest/route-roles.plugin';
 import { useCompiledExecution } from './graphql/compiled-execution.plugin';
 import { useRequestBounds } from './graphql/request-bounds.plugin';
-import { restRoutes } from './rest/routes';
 import { sofaConfig, useRestSofa } from './rest/sofa';
 
 /** The Yoga app, with the registry of its open subscriptions (graphql-ws registers its sockets there). */

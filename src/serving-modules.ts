@@ -14,7 +14,7 @@ export async function loadServingModules() {
   await nextTurn();
   await import('./accounts/account.schema.js'); // the Pothos builder, graphql-scalars
   await nextTurn();
-  await import('./graphql/schema.js');
+  await import('./modules.js'); // the GraphQL schema and the REST route table
   await nextTurn();
   await import('./rest/openapi.js'); // SOFA
   await nextTurn();

@@ -1,4 +1,4 @@
-import type { RestRoute } from '../rest/route-table';
+import type { RestRoute } from '../routing/route-table';
 
 /** Public: these are how an admin gets a token in the first place. */
 export const accountRoutes: RestRoute[] = [

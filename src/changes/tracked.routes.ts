@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RestRoute } from '../rest/route-table';
+import type { RestRoute } from '../routing/route-table';
 import type { AnyTrackedEntity } from './tracked-entities';
 import { capitalize, type TrackedPush } from './tracked-entity';
 import { MAX_IDS_PER_ACK } from './tracked.service';

@@ -1,4 +1,4 @@
-import type { RestRoute } from '../rest/route-table';
+import type { RestRoute } from '../routing/route-table';
 
 const exampleLag = [
   { entityType: 'product', pending: 42, oldestPendingAgeSeconds: 315.2 },

@@ -1,4 +1,4 @@
-import type { RestRoute } from '../rest/route-table';
+import type { RestRoute } from '../routing/route-table';
 import { MAX_RAW_DATA_BYTES } from './failure.input';
 
 const exampleFailure = {

@@ -1,4 +1,4 @@
-import type { RestRoute } from '../rest/route-table';
+import type { RestRoute } from '../routing/route-table';
 import { DEFAULT_HISTORY_LIMIT, HISTORY_TYPES, MAX_HISTORY_LIMIT } from './history.service';
 
 export const historyRoutes: RestRoute[] = [

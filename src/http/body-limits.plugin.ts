@@ -1,8 +1,8 @@
 import type { Plugin } from 'graphql-yoga';
 import { AppError, errorResponse, errorStatus } from '../errors/app-error';
 import type { ServerContext } from '../graphql/context';
-import { readBodyText } from '../rest/body';
-import { API_BASE } from '../rest/route-table';
+import { readBodyText } from './request-body';
+import { API_BASE } from '../routing/route-table';
 import { scanJson } from './json-body';
 
 /** Deeper JSON is refused: no payload of this API nests this far, and deep nesting overflows stacks. */

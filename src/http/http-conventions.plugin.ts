@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
 import { errorResponse, type ErrorBody } from '../errors/app-error';
 import type { ServerContext } from '../graphql/context';
-import { API_BASE, createRouteMatcher, type RestRoute } from '../rest/route-table';
+import { API_BASE, createRouteMatcher, type RestRoute } from '../routing/route-table';
 
 type ConventionsContext = ServerContext & { headRequest?: boolean };
 

@@ -6,7 +6,7 @@ import type { ServerContext } from '../graphql/context';
 import type { AuthInfo } from '../auth/token.service';
 import { IDEMPOTENCY_HEADER, idempotencyRef, keyProblem, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
 import { claimKey, completeKey, pruneExpiredKeys, releaseKey, renewLease, type KeyIdentity } from '../idempotency/idempotency.service';
-import { API_BASE, createRouteMatcher, type RestRoute } from '../rest/route-table';
+import { API_BASE, createRouteMatcher, type RestRoute } from '../routing/route-table';
 
 /** The headers of an answer that belong to it (not to the moment it is sent, like rate-limit counters). */
 const REPLAYED_HEADERS = ['content-type', 'location'];

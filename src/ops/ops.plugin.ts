@@ -2,7 +2,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { requestErrorResponse } from '../errors/request-errors';
 import type { ServerContext } from '../graphql/context';
-import { createRouteMatcher, fullPath, type RestRoute } from '../rest/route-table';
+import { createRouteMatcher, fullPath, type RestRoute } from '../routing/route-table';
 import type { Metrics } from './metrics';
 import type { Readiness } from './readiness';
 

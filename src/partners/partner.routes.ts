@@ -1,5 +1,5 @@
 import { LOOKUP_CHANNEL_RULE, trackedRoutes } from '../changes/tracked.routes';
-import type { RestRoute } from '../rest/route-table';
+import type { RestRoute } from '../routing/route-table';
 import { partnerEntity } from './partner.entity';
 
 const exampleRecord = {

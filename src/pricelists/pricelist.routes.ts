@@ -1,5 +1,5 @@
 import { CHANGE_LIST_RULES, LOOKUP_CHANNEL_RULE, batchAckRoute, changeListRoute } from '../changes/tracked.routes';
-import type { RestRoute } from '../rest/route-table';
+import type { RestRoute } from '../routing/route-table';
 import { priceItemEntity } from './price-item.entity';
 
 const exampleItem = {

@@ -1,5 +1,5 @@
 import { trackedRoutes } from '../changes/tracked.routes';
-import type { RestRoute } from '../rest/route-table';
+import type { RestRoute } from '../routing/route-table';
 import { productEntity } from './product.entity';
 
 export const productRoutes: RestRoute[] = trackedRoutes(productEntity, {

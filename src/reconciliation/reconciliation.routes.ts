@@ -1,4 +1,4 @@
-import type { RestRoute } from '../rest/route-table';
+import type { RestRoute } from '../routing/route-table';
 import { DIGESTED_TYPES, ENTITY_TYPES } from './entity-types';
 import { MAX_RECONCILE_ITEMS } from './reconciliation.service';
 import { MAX_RESYNC_IDS } from './resync.service';

@@ -1,6 +1,6 @@
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../changes/page';
 import type { RequestBounds } from '../config';
-import { fullPath, type RestRoute } from './route-table';
+import { fullPath, type RestRoute } from '../routing/route-table';
 
 /**
  * GET /.well-known/ai-context: a Markdown guide for language models and newcomers, written from

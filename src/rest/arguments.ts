@@ -12,7 +12,7 @@ import {
 } from 'graphql';
 import type { ErrorDetail } from '../errors/app-error';
 import { isPerRecordBatch, unstorableArguments } from '../validation/graphql-arguments';
-import type { RestRoute } from './route-table';
+import type { RestRoute } from '../routing/route-table';
 
 /**
  * Checks a REST request's arguments against the GraphQL field before SOFA runs it, so that a bad

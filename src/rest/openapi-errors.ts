@@ -1,5 +1,5 @@
 import { errorStatus, type ErrorCode } from '../errors/app-error';
-import type { RestRoute } from './route-table';
+import type { RestRoute } from '../routing/route-table';
 import { rateLimitHeaderRefs } from './openapi-headers';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- OpenAPI is loose JSON

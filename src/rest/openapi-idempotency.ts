@@ -1,5 +1,5 @@
 import { IDEMPOTENCY_HEADER, MAX_KEY_LENGTH, REPLAYED_HEADER } from '../idempotency/idempotency-key';
-import type { RestRoute } from './route-table';
+import type { RestRoute } from '../routing/route-table';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- OpenAPI is loose JSON
 

@@ -2,7 +2,7 @@ import { documentIdempotency } from './openapi-idempotency';
 import { errorRefs, errorResponseRef } from './openapi-errors';
 import { rateLimitHeaderRefs } from './openapi-headers';
 import { describePaging } from './openapi-schemas';
-import { fullPath, openApiPath, type RestRoute } from './route-table';
+import { fullPath, openApiPath, type RestRoute } from '../routing/route-table';
 import { ROLES, type Role } from '../auth/roles';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- OpenAPI is loose JSON

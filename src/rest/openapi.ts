@@ -4,7 +4,7 @@ import { REQUEST_ID_PATTERN, RATE_LIMIT_HEADERS, rateLimitHeaderRefs } from './o
 import { idempotencyHeaders, idempotencyParameters } from './openapi-idempotency';
 import { correctOperation } from './openapi-operation';
 import { routeRoles } from './route-roles';
-import { fullPath, openApiPath, type RestRoute } from './route-table';
+import { fullPath, openApiPath, type RestRoute } from '../routing/route-table';
 import { GUARANTEES_MARKDOWN } from './guarantees';
 import { BOUNDS_MARKDOWN } from './request-bounds-doc';
 import { publicPaths } from './openapi-public';

@@ -1,12 +1,12 @@
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, errorResponse } from '../errors/app-error';
-import { parseJsonObject, parseJsonObjectPaced } from './body';
+import { parseJsonObject, parseJsonObjectPaced } from '../http/request-body';
 import { PIECEWISE_MIN_CHARS } from '../http/json-body';
 import { perRecordBatchArgs, undecodableQueryParams, unknownBodyFields, validateRestArguments } from './arguments';
 import type { ServerContext } from '../graphql/context';
 import { buildOpenApiDocument, documentedQueryParameters } from './openapi';
-import { API_BASE, createRouteMatcher, type RestRoute } from './route-table';
+import { API_BASE, createRouteMatcher, type RestRoute } from '../routing/route-table';
 
 /**
  * The thin HTTP edge in front of SOFA: only routes of the table exist, bodies (already size- and

@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import { forbidden, type Role } from '../auth/roles';
 import { errorResponse } from '../errors/app-error';
 import type { ServerContext } from '../graphql/context';
-import { API_BASE, createRouteMatcher, type RestRoute } from './route-table';
+import { API_BASE, createRouteMatcher, type RestRoute } from '../routing/route-table';
 import { routeRoles } from './route-roles';
 
 /**

@@ -1,7 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { rolesOf, type Role } from '../auth/roles';
 import { grantOf } from '../graphql/access';
-import type { RestRoute } from './route-table';
+import type { RestRoute } from '../routing/route-table';
 
 /**
  * The roles that may call a route: its root field's grant (ADR 0044), admin's alone when the field

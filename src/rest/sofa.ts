@@ -2,7 +2,7 @@ import { getNamedType, GraphQLObjectType, Kind, parse, printType, type GraphQLSc
 import { filterSchema, mapSchema, MapperKind } from '@graphql-tools/utils';
 import { useSofa as yogaSofa } from '@graphql-yoga/plugin-sofa';
 import { useSofa as sofaRouter } from 'sofa-api';
-import type { RestRoute } from './route-table';
+import type { RestRoute } from '../routing/route-table';
 import type { ServerContext } from '../graphql/context';
 
 export const SCALAR_SCHEMAS = {

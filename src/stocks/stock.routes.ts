@@ -8,7 +8,7 @@ import {
   changeListRoute,
   pushRoute,
 } from '../changes/tracked.routes';
-import type { RestRoute } from '../rest/route-table';
+import type { RestRoute } from '../routing/route-table';
 import { stockEntity } from './stock.entity';
 
 const exampleEntry = {

@@ -12,10 +12,9 @@ import {
 import { ROLES, rolesOf, type Role } from '../../src/auth/roles';
 import { createToken } from '../../src/auth/token.service';
 import { grantOf } from '../../src/graphql/access';
-import { schema } from '../../src/graphql/schema';
+import { restRoutes, schema } from '../../src/modules';
 import { routeRoles } from '../../src/rest/route-roles';
-import { fullPath } from '../../src/rest/route-table';
-import { restRoutes } from '../../src/rest/routes';
+import { fullPath } from '../../src/routing/route-table';
 import { backends } from '../support/database';
 import { useApiFixture, type JsonResponse } from '../support/http';
 

@@ -4,7 +4,7 @@ import { changeListPage } from '../../src/changes/page';
 import { prismaShapes } from '../../src/db/prepared-query';
 import type { TrackedTableName } from '../../src/changes/ledger';
 import { entityOfTable, TRACKED_ENTITIES } from '../../src/changes/tracked-entities';
-import { schema } from '../../src/graphql/schema';
+import { schema } from '../../src/modules';
 import { syncPartners } from '../../src/partners/partner.service';
 import { syncProducts } from '../../src/products/product.service';
 import { syncSaleOrders } from '../../src/sale-orders/sale-order.service';

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { renderAiContext } from '../../src/rest/ai-context';
 import { loadConfig } from '../../src/config';
-import { restRoutes } from '../../src/rest/routes';
+import { restRoutes } from '../../src/modules';
 
 const ROOT = path.join(__dirname, '..', '..');
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { printedSchema } from '../../src/graphql/schema';
+import { printedSchema } from '../../src/modules';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, useApiFixture, type TestServer } from '../support/http';
 

@@ -13,9 +13,8 @@ import {
 import { loadConfig } from '../../src/config';
 import { listSizes } from '../../src/graphql/list-sizes';
 import { createNodeCounter, UncountableOperationError } from '../../src/graphql/query-nodes';
-import { schema } from '../../src/graphql/schema';
+import { restRoutes, schema } from '../../src/modules';
 import { restSchema, sofaConfig } from '../../src/rest/sofa';
-import { restRoutes } from '../../src/rest/routes';
 
 /** The node count of ADR 0043, without a server. */
 const count = createNodeCounter(schema);

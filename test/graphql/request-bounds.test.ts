@@ -1,4 +1,4 @@
-import { schema } from '../../src/graphql/schema';
+import { schema } from '../../src/modules';
 import { backends } from '../support/database';
 import { maximalQueries, selectsLists } from '../support/maximal-queries';
 import { useApiFixture, type JsonResponse } from '../support/http';

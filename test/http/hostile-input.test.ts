@@ -9,9 +9,8 @@ import {
   isScalarType,
   type GraphQLArgument,
 } from 'graphql';
-import { schema } from '../../src/graphql/schema';
-import { fullPath, type RestRoute } from '../../src/rest/route-table';
-import { restRoutes } from '../../src/rest/routes';
+import { restRoutes, schema } from '../../src/modules';
+import { fullPath, type RestRoute } from '../../src/routing/route-table';
 import { isPerRecordBatch } from '../../src/validation/graphql-arguments';
 import { httpBackends } from '../support/database';
 import { fingerprint as fingerprintOf } from '../support/fingerprint';

@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createRateLimiters } from '../../src/rate-limits/limiters';
-import { schema } from '../../src/graphql/schema';
+import { restRoutes, schema } from '../../src/modules';
 import { buildOpenApiDocument, documentedQueryParameters } from '../../src/rest/openapi';
-import { fullPath } from '../../src/rest/route-table';
-import { restRoutes } from '../../src/rest/routes';
+import { fullPath } from '../../src/routing/route-table';
 import { httpBackends, openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, useApiFixture, type TestServer } from '../support/http';
 

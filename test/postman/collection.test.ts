@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import newman from 'newman';
 import { COLLECTION_FILE, postmanCollectionText } from '../../scripts/write-postman';
-import { restRoutes } from '../../src/rest/routes';
-import { fullPath } from '../../src/rest/route-table';
+import { restRoutes } from '../../src/modules';
+import { fullPath } from '../../src/routing/route-table';
 import { useApiFixture } from '../support/http';
 import { runCli } from '../support/process';
 

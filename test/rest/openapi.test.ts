@@ -3,14 +3,13 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import os from 'node:os';
 import path from 'node:path';
 import { openApiText } from '../../scripts/write-openapi';
-import { schema } from '../../src/graphql/schema';
+import { restRoutes, schema } from '../../src/modules';
 import { buildOpenApiDocument } from '../../src/rest/openapi';
 import { completeOutputSchemas } from '../../src/rest/openapi-schemas';
 import { documentValidator } from '../support/openapi-validation';
 import { renderAiContext } from '../../src/rest/ai-context';
 import { loadConfig } from '../../src/config';
-import { fullPath, openApiPath } from '../../src/rest/route-table';
-import { restRoutes } from '../../src/rest/routes';
+import { fullPath, openApiPath } from '../../src/routing/route-table';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the OpenAPI document is loose JSON
 
