@@ -57,9 +57,9 @@ export default tseslint.config(
     },
   },
   {
-    // Domain code: services, the change ledger, the queue. Their GraphQL types (*.schema.ts) and
+    // Domain code: services, the change ledger, the queue, deliveries, live events. Their GraphQL types (*.schema.ts) and
     // REST routes (*.routes.ts) are the edge's adapters and may import it; so may the worker thread.
-    files: ['src/**/*.service.ts', 'src/changes/**/*.ts', 'src/queue/**/*.ts'],
+    files: ['src/**/*.service.ts', 'src/changes/**/*.ts', 'src/queue/**/*.ts', 'src/deliveries/**/*.ts', 'src/events/**/*.ts'],
     ignores: ['**/*.schema.ts', '**/*.routes.ts', 'src/changes/tracked-fields.ts', 'src/queue/worker-thread.entry.ts'],
     rules: { 'no-restricted-imports': ['error', EDGE_IMPORTS] },
   },

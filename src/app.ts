@@ -10,7 +10,7 @@ import { PUBLIC_ACCOUNT_FIELDS } from './accounts/account.schema';
 import type { AccountDeps } from './accounts/account.service';
 import { fullPath } from './routing/route-table';
 import type { EventHub } from './events/hub';
-import type { SecretBox } from './webhooks/secret-box';
+import type { SecretBox } from './deliveries/secret-box';
 import type { RequestContext, ServerContext } from './graphql/context';
 import { useErrorPolicy } from './graphql/error-policy.plugin';
 import { createLoaders } from './graphql/loaders';
@@ -37,7 +37,7 @@ import { buildOpenApiDocument } from './rest/openapi';
 import { useRestEdge } from './rest/rest-edge.plugin';
 import { useRouteRoles } from './rest/route-roles.plugin';
 import { useCompiledExecution } from './graphql/compiled-execution.plugin';
-import { useRequestBounds } from './graphql/request-bounds.plugin';
+import { useRequestBounds } from './request-bounds/request-bounds.plugin';
 import { sofaConfig, useRestSofa } from './rest/sofa';
 
 /** The Yoga app, with the registry of its open subscriptions (graphql-ws registers its sockets there). */

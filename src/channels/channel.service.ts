@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { PrismaClient } from '../generated/prisma/client';
 import { AppError, notFound, validationFailed } from '../errors/app-error';
 import { setChangesTarget } from '../webhooks/webhook.service';
-import type { SecretBox } from '../webhooks/secret-box';
+import type { SecretBox } from '../deliveries/secret-box';
 import { DEFAULT_BATCH_SIZE } from './change-batches';
 import { DEFAULT_CHANNEL } from '../auth/token.service';
 import { takeChangeClock } from '../changes/change-clock';

@@ -2,7 +2,7 @@ import { loadConfig } from '../config';
 import type { ControlOperation, ResultOf } from '../control/operation';
 import { runOperation } from '../control/run-operation';
 import { createLogger } from '../logger';
-import { setWebhookNetworks } from '../webhooks/network-policy';
+import { setWebhookNetworks } from '../deliveries/network-policy';
 
 /**
  * What every store command does: read the configuration (env, DATA_DIR, DATABASE_URL, as the

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 
 /**
  * Networks in CIDR notation, as the WEBHOOK_*_NETWORKS settings write them: parsed here, where
- * the configuration is validated, and used by the SSRF guard (src/webhooks/network-policy.ts).
+ * the configuration is validated, and used by the SSRF guard (src/deliveries/network-policy.ts).
  */
 export type Cidr = { address: string; prefix: number; family: 'ipv4' | 'ipv6' };
 

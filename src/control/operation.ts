@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { AppConfig } from '../config';
 import type { Store } from '../db/store';
-import type { SecretBox } from '../webhooks/secret-box';
+import type { SecretBox } from '../deliveries/secret-box';
 
 /**
  * What an operation may use: the store the CLI opened (PostgreSQL, the embedded cluster of a

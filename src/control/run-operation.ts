@@ -7,7 +7,7 @@ import { openStore, type Store } from '../db/store';
 import { importPgliteStore } from '../backups/pglite-import';
 import { parseInput } from '../errors/zod-details';
 import { announceRevocation } from '../auth/revocation-notices';
-import { createSecretBox, loadEncryptionKey, type SecretBox } from '../webhooks/secret-box';
+import { createSecretBox, loadEncryptionKey, type SecretBox } from '../deliveries/secret-box';
 import type { ControlContext, ControlOperation, ResultOf } from './operation';
 
 const RETRY_MS = 500;

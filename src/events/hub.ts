@@ -2,10 +2,9 @@ import { EventEmitter } from 'node:events';
 import { createPubSub, type PubSub } from 'graphql-yoga';
 import type Redis from 'ioredis';
 import pino, { type Logger } from 'pino';
-import type { SyncFailureEvent } from '../failures/failure.input';
-import type { OperationalEvent } from '../webhooks/endpoint-health';
 import { createRedisClient, redisHealth, type RedisHealth, closeRedis } from '../redis/redis-client';
 import { createFailoverEventTarget, type LiveEventsGap } from './failover-event-target';
+import type { OperationalEvent, SyncFailureEvent } from './live-events';
 
 export type { LiveEventsGap } from './failover-event-target';
 export { isLiveEventsGap } from './failover-event-target';

@@ -4,7 +4,7 @@ import { builder } from '../graphql/builder';
 import { AppError } from '../errors/app-error';
 import { isLiveEventsGap, type LiveEventsGap } from '../events/hub';
 import { FailureEntityType, FailureSource } from './failure-enums';
-import type { SyncFailureEvent } from './failure.input';
+import type { SyncFailureEvent } from '../events/live-events';
 
 const EventErrorDetail = builder.objectRef<{ field: string; message: string }>('SyncFailureEventDetail').implement({
   fields: (t) => ({ field: t.exposeString('field'), message: t.exposeString('message') }),

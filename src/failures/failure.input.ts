@@ -65,18 +65,5 @@ export function reporterSource(role: Role | undefined, given: FailureSource | nu
   return given;
 }
 
-/** The webhook payload of SPEC 6.2, plus `failure_id` (issue 32) so that a receiver can resolve the failure. */
-export type SyncFailureEvent = {
-  event: 'sync_failure';
-  /** The stored failure: what `GET /api/v1/failures/{id}` and resolve take. */
-  failure_id: number;
-  entity_type: string;
-  external_id: string | null;
-  source: string;
-  error_message: string;
-  error_details: Array<{ field: string; message: string }>;
-  failed_at: string;
-};
-
 /** SPEC 6.1: the notification goes to the system opposite the reporter. */
 export const directionFor = (source: FailureSource) => (source === 'erp' ? 'to_webshop' : 'to_erp');

@@ -4,7 +4,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 import type { AuthInfo } from '../auth/token.service';
 import type { TokenCache } from '../auth/token-cache';
 import type { EventHub } from '../events/hub';
-import type { SecretBox } from '../webhooks/secret-box';
+import type { SecretBox } from '../deliveries/secret-box';
 import type { AccountDeps } from '../accounts/account.service';
 import type { Loaders } from './loaders';
 import type { JsonShape } from '../http/json-body';

@@ -1,7 +1,7 @@
-import type { SecretBox } from '../webhooks/secret-box';
-import { attemptDelivery, eventBody, signatureHeaders } from './delivery';
-import { ATTEMPT_BODY_EXCERPT_BYTES, attemptLogEntry, undeliverableEntry, type AttemptLogEntry } from './attempt-log';
-import { nextStep, type AttemptOutcome } from './schedule';
+import type { SecretBox } from '../deliveries/secret-box';
+import { attemptDelivery, eventBody, signatureHeaders, type AttemptOutcome } from '../deliveries/delivery';
+import { ATTEMPT_BODY_EXCERPT_BYTES, attemptLogEntry, undeliverableEntry, type AttemptLogEntry } from '../deliveries/attempt-log';
+import { nextStep } from './schedule';
 import type { ClaimedItem } from './sql/claim-due-items';
 import type { AttemptResult } from './sql/record-results';
 

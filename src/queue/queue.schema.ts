@@ -1,7 +1,7 @@
 import { allow, visibleTo } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { pageArgs, pageOf } from '../graphql/pages';
-import { ATTEMPT_OUTCOMES, type AttemptLogOutcome } from './attempt-log';
+import { ATTEMPT_OUTCOMES, type AttemptLogOutcome } from '../deliveries/attempt-log';
 import { MAX_STATS_MINUTES, webhookDeliveryStats, type WebhookDeliveryStatsShape } from './delivery-stats';
 import {
   deliveriesPerMinute,

@@ -1,11 +1,10 @@
+import type { AttemptOutcome } from '../deliveries/delivery';
+
 /** SPEC 6.3: attempt 1 at once, then these delays after each failed attempt. */
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 8 * 3_600_000] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** An item still failing this long after its schedule started is abandoned. */
 export const ABANDON_AFTER_MS = 24 * 3_600_000;
-
-export type AttemptOutcome =
-  { ok: true; statusCode: number } | { ok: false; statusCode?: number; error: string; retryAfterMs?: number; blocked?: boolean };
 
 export type NextStep = { status: 'completed' } | { status: 'failed'; reason: string } | { status: 'pending'; nextAttemptAt: Date };
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config';
 import type { EventHub } from '../events/hub';
 import { startThread } from '../threads';
-import type { OperationalEvent } from '../webhooks/endpoint-health';
+import type { OperationalEvent } from '../events/live-events';
 import type { Worker } from './worker';
 import { QUEUE_NOTIFIER_ID } from './queue-notify';
 import { createWakeState, signalWork } from './wake-gate';

@@ -1,3 +1,5 @@
+import type { OperationalEvent } from '../events/live-events';
+
 export const HEALTH_STATES = ['healthy', 'failing', 'disabled'] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
 
@@ -23,26 +25,6 @@ export function healthOf(config: {
   const { lastSuccessAt, failingSince, consecutiveFailedItems, autoDisabledAt } = config;
   return { state, lastSuccessAt, failingSince, consecutiveFailedItems, autoDisabledAt };
 }
-
-export const OPERATIONAL_EVENT_NAMES = ['webhook.disabled', 'delivery.failed', 'delivery.recovered'] as const;
-
-/**
- * What an operator is told live (the `operationalEvents` subscription): a configuration the
- * worker disabled, an item abandoned (no more retries), an item delivered after failed attempts.
- */
-export type OperationalEvent = {
-  event: (typeof OPERATIONAL_EVENT_NAMES)[number];
-  at: string;
-  webhookId: number | null;
-  url: string | null;
-  itemId: number | null;
-  failureId: number | null;
-  attempts: number | null;
-  error: string | null;
-  statusCode: number | null;
-  failingSince: string | null;
-  consecutiveFailedItems: number | null;
-};
 
 type ItemRow = {
   item_id: number;

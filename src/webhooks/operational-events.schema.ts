@@ -3,7 +3,7 @@ import { AppError } from '../errors/app-error';
 import { isLiveEventsGap, type LiveEventsGap } from '../events/hub';
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { OPERATIONAL_EVENT_NAMES, type OperationalEvent } from './endpoint-health';
+import { OPERATIONAL_EVENT_NAMES, type OperationalEvent } from '../events/live-events';
 
 const OperationalEventName = builder.enumType('OperationalEventName', {
   // GraphQL enum values cannot contain dots: webhook_disabled stands for webhook.disabled.

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client';
-import { attemptDelivery, signatureHeaders } from '../queue/delivery';
+import { attemptDelivery, signatureHeaders } from '../deliveries/delivery';
 import { findWebhook } from './webhook.service';
-import type { SecretBox } from './secret-box';
+import type { SecretBox } from '../deliveries/secret-box';
 
 export const TEST_EVENT = 'webhook.test';
 /** Enough of the receiver's answer to see what it said, not a channel to read internal pages. */

@@ -4,8 +4,8 @@ import { WebhookDirection } from '../generated/prisma/enums';
 import { AppError, notFound } from '../errors/app-error';
 import { parseInput } from '../errors/zod-details';
 import { FAILURE_ENTITY_TYPES } from '../failures/failure.input';
-import { urlRefusal, webhookNetworkPolicy } from './network-policy';
-import type { SecretBox } from './secret-box';
+import { urlRefusal, webhookNetworkPolicy } from '../deliveries/network-policy';
+import type { SecretBox } from '../deliveries/secret-box';
 import {
   decodeKeyring,
   encodeKeyring,
@@ -15,7 +15,7 @@ import {
   rotateKeyring,
   signatureSwitchAt,
   whsecProblem,
-} from './signing-keys';
+} from '../deliveries/signing-keys';
 
 /** The values of the database's webhook_direction enum (schema.prisma), in its order. */
 export const WEBHOOK_DIRECTIONS = Object.values(WebhookDirection);

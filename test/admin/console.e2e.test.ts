@@ -12,7 +12,7 @@ import { type Browser, type Page } from 'playwright-core';
 import { createAdminAccount } from '../../src/accounts/account.service';
 import pino from 'pino';
 import { createWorker } from '../../src/queue/worker';
-import { decodeKeyring } from '../../src/webhooks/signing-keys';
+import { decodeKeyring } from '../../src/deliveries/signing-keys';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { launchChromium, requireConsoleAndChromium } from '../support/browser';
 import { startReceiver, type Reply } from '../support/receiver';

@@ -13,8 +13,8 @@ import { pendingCounts } from '../../src/backups/table-copy';
 import { syncPartners } from '../../src/partners/partner.service';
 import { syncProducts } from '../../src/products/product.service';
 import { createWebhook } from '../../src/webhooks/webhook.service';
-import { setWebhookNetworks } from '../../src/webhooks/network-policy';
-import { createSecretBox } from '../../src/webhooks/secret-box';
+import { setWebhookNetworks } from '../../src/deliveries/network-policy';
+import { createSecretBox } from '../../src/deliveries/secret-box';
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const products = (count: number, round: number) =>

@@ -12,7 +12,7 @@ import { importPgliteStore } from '../../src/backups/pglite-import';
 import { openStore, type Store } from '../../src/db/store';
 import { pendingCounts } from '../../src/backups/table-copy';
 import { listUpdatedProducts } from '../../src/products/product.service';
-import { createSecretBox, loadEncryptionKey } from '../../src/webhooks/secret-box';
+import { createSecretBox, loadEncryptionKey } from '../../src/deliveries/secret-box';
 
 /**
  * The upgrade from 0.1: a DATA_DIR made by release 0.1.0 (test/fixtures/pglite-0.1, see its
@@ -188,7 +188,7 @@ describe('import of a PGlite store made by release 0.1.0', () => {
     const webhooks = await store.prisma.webhookConfig.findMany({ orderBy: { id: 'asc' } });
     expect(webhooks.map((w) => box.decrypt(w.secretEncrypted))).toEqual([
       expected.webhookSecrets['config 1 (product, to_erp)'],
-      // A generated secret, kept as a keyring (src/webhooks/signing-keys.ts).
+      // A generated secret, kept as a keyring (src/deliveries/signing-keys.ts).
       expect.stringMatching(/"secret":"whsec_[A-Za-z0-9+/]+=*"/),
       expected.webhookSecrets['config 3 (sale_order, to_webshop, inactive)'],
     ]);

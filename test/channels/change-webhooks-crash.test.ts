@@ -4,7 +4,7 @@ import { createToken } from '../../src/auth/token.service';
 import { changeBatchHooks, createChangeBatches } from '../../src/channels/change-batches';
 import { createChannel, setChannelPush } from '../../src/channels/channel.service';
 import { createWorker } from '../../src/queue/worker';
-import { createSecretBox } from '../../src/webhooks/secret-box';
+import { createSecretBox } from '../../src/deliveries/secret-box';
 import { useApiFixture } from '../support/http';
 import { workerProcess } from '../support/process';
 import { startReceiver, type Reply } from '../support/receiver';

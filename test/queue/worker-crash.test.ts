@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { createWorker } from '../../src/queue/worker';
-import { createSecretBox } from '../../src/webhooks/secret-box';
+import { createSecretBox } from '../../src/deliveries/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { useApiFixture } from '../support/http';
 import { workerProcess } from '../support/process';

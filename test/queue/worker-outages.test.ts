@@ -4,7 +4,7 @@ import pino from 'pino';
 import { LISTEN_APPLICATION_NAME } from '../../src/queue/queue-listener';
 import { queueDatabaseOverPg } from '../../src/queue/sql/queue-database';
 import { createWorker, DEFAULT_LEASE_MS, type Worker, type WorkerOptions } from '../../src/queue/worker';
-import { createSecretBox } from '../../src/webhooks/secret-box';
+import { createSecretBox } from '../../src/deliveries/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { databaseUrl } from '../support/global-setup';
 import { useApiFixture } from '../support/http';

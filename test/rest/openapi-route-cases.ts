@@ -2,7 +2,7 @@ import { createAdminAccount } from '../../src/accounts/account.service';
 import { createToken, verifyToken } from '../../src/auth/token.service';
 import type { PrismaClient } from '../../src/generated/prisma/client';
 import { restRoutes } from '../../src/modules';
-import type { SecretBox } from '../../src/webhooks/secret-box';
+import type { SecretBox } from '../../src/deliveries/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { createChannel } from '../../src/channels/channel.service';
 import type { JsonResponse } from '../support/http';

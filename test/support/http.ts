@@ -11,8 +11,8 @@ import { createRateLimiters, type RateLimiters } from '../../src/rate-limits/lim
 import { createToken } from '../../src/auth/token.service';
 import { listenForRevocations } from '../../src/auth/revocation-notices';
 import { createEventHub, type EventHub } from '../../src/events/hub';
-import { createSecretBox, type SecretBox } from '../../src/webhooks/secret-box';
-import { setWebhookNetworks, type NetworkLists } from '../../src/webhooks/network-policy';
+import { createSecretBox, type SecretBox } from '../../src/deliveries/secret-box';
+import { setWebhookNetworks, type NetworkLists } from '../../src/deliveries/network-policy';
 import { randomBytes } from 'node:crypto';
 import type { Backend } from '../../src/db/store';
 import { openTestDatabase, type TestDatabase } from './database';

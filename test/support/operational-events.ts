@@ -1,4 +1,4 @@
-import type { OperationalEvent } from '../../src/webhooks/endpoint-health';
+import type { OperationalEvent } from '../../src/events/live-events';
 import type { TestServer } from './http';
 
 /** Subscribing to `operationalEvents` as an admin would (ADR 0022). */

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import WebSocket from 'ws';
 import { createToken } from '../../src/auth/token.service';
-import { createSecretBox } from '../../src/webhooks/secret-box';
+import { createSecretBox } from '../../src/deliveries/secret-box';
 import { createWorker, type WorkerOptions } from '../../src/queue/worker';
 import { recordResults, type AttemptResult } from '../../src/queue/sql/record-results';
 import { backends } from '../support/database';

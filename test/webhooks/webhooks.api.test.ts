@@ -3,7 +3,7 @@ import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { createToken } from '../../src/auth/token.service';
 import { createWorker } from '../../src/queue/worker';
-import { decodeKeyring } from '../../src/webhooks/signing-keys';
+import { decodeKeyring } from '../../src/deliveries/signing-keys';
 import { rotateWebhookSecret } from '../../src/webhooks/webhook.service';
 import { backends } from '../support/database';
 import { useApiFixture } from '../support/http';

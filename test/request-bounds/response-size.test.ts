@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { jsonBytesWithin } from '../../src/graphql/response-size';
+import { jsonBytesWithin } from '../../src/request-bounds/response-size';
 
 /** The answer-size check of ADR 0043 must agree with the serialiser byte for byte, and stop early. */
 describe('jsonBytesWithin', () => {

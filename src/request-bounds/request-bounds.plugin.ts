@@ -3,7 +3,7 @@ import { getOperationAST, GraphQLError, Kind, type ExecutionArgs, type Execution
 import type { Plugin } from 'graphql-yoga';
 import type { RequestBounds } from '../config';
 import type { ErrorDetail } from '../errors/app-error';
-import type { RequestContext, ServerContext } from './context';
+import type { RequestContext, ServerContext } from '../graphql/context';
 import { createExpensiveSlots } from './expensive-slots';
 import { createNodeCounter, UncountableOperationError, type NodeCount } from './query-nodes';
 import { jsonBytesWithin } from './response-size';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { signatureHeaders } from '../../src/queue/delivery';
+import { signatureHeaders } from '../../src/deliveries/delivery';
 import {
   decodeKeyring,
   encodeKeyring,
@@ -9,7 +9,7 @@ import {
   rotateKeyring,
   signatureSwitchAt,
   whsecProblem,
-} from '../../src/webhooks/signing-keys';
+} from '../../src/deliveries/signing-keys';
 import { svixVerify } from '../support/svix-verify';
 
 const body = JSON.stringify({ event: 'sync_failure', entity_type: 'product', external_id: 'SKU-1' });

@@ -1,5 +1,5 @@
-import { embeddedIpv4, ipv6Groups } from '../../src/webhooks/embedded-ipv4';
-import { createNetworkPolicy, parseCidr, urlRefusal } from '../../src/webhooks/network-policy';
+import { embeddedIpv4, ipv6Groups } from '../../src/deliveries/embedded-ipv4';
+import { createNetworkPolicy, parseCidr, urlRefusal } from '../../src/deliveries/network-policy';
 
 describe('webhook network policy', () => {
   const defaults = createNetworkPolicy();

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { buildConnector } from 'undici';
-import { bareHost, type NetworkPolicy } from '../webhooks/network-policy';
+import { bareHost, type NetworkPolicy } from './network-policy';
 
 /** A connection the SSRF guard refused; nothing was sent. */
 export class WebhookBlockedError extends Error {

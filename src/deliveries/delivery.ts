@@ -1,9 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { Agent, request, type Dispatcher } from 'undici';
-import { decodeKeyring, keyBytes, signingKeysAt, type SigningKeyring } from '../webhooks/signing-keys';
-import { urlRefusal, webhookNetworkPolicy, type NetworkPolicy } from '../webhooks/network-policy';
+import { decodeKeyring, keyBytes, signingKeysAt, type SigningKeyring } from './signing-keys';
+import { urlRefusal, webhookNetworkPolicy, type NetworkPolicy } from './network-policy';
 import { guardedConnector, WebhookBlockedError } from './guarded-connect';
-import type { AttemptOutcome } from './schedule';
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
 
@@ -61,6 +60,10 @@ export function eventBody(payload: Record<string, unknown>): string {
  * connection passes the SSRF guard on the address it actually connects to.
  */
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 128, connect: guardedConnector(webhookNetworkPolicy) });
+
+/** What one HTTP attempt came to, as the retry schedule (src/queue/schedule.ts) reads it. */
+export type AttemptOutcome =
+  { ok: true; statusCode: number } | { ok: false; statusCode?: number; error: string; retryAfterMs?: number; blocked?: boolean };
 
 export type DeliveryAttempt = AttemptOutcome & {
   durationMs: number;

@@ -1,4 +1,4 @@
-import { createExpensiveSlots } from '../../src/graphql/expensive-slots';
+import { createExpensiveSlots } from '../../src/request-bounds/expensive-slots';
 
 /** The counters behind MAX_EXPENSIVE_OPERATIONS(_PER_TOKEN) (ADR 0043). */
 describe('expensive slots', () => {

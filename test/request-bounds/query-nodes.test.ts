@@ -11,8 +11,8 @@ import {
   type TypeNode,
 } from 'graphql';
 import { loadConfig } from '../../src/config';
-import { listSizes } from '../../src/graphql/list-sizes';
-import { createNodeCounter, UncountableOperationError } from '../../src/graphql/query-nodes';
+import { listSizes } from '../../src/request-bounds/list-sizes';
+import { createNodeCounter, UncountableOperationError } from '../../src/request-bounds/query-nodes';
 import { restRoutes, schema } from '../../src/modules';
 import { restSchema, sofaConfig } from '../../src/rest/sofa';
 

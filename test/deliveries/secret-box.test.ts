@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createSecretBox, loadEncryptionKey, parseEncryptionKey } from '../../src/webhooks/secret-box';
+import { createSecretBox, loadEncryptionKey, parseEncryptionKey } from '../../src/deliveries/secret-box';
 
 describe('secret box', () => {
   const box = createSecretBox(randomBytes(32));
