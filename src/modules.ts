@@ -3,6 +3,13 @@ import { builder } from './graphql/builder';
 import { guardArguments } from './graphql/argument-guard';
 import './graphql/common-types';
 import type { RestRoute } from './routing/route-table';
+import type { TrackedEntity } from './changes/tracked-entity';
+import { productEntity } from './products/product.entity';
+import { partnerEntity } from './partners/partner.entity';
+import { saleOrderEntity } from './sale-orders/sale-order.entity';
+import { purchaseOrderEntity } from './purchase-orders/purchase-order.entity';
+import { priceItemEntity } from './pricelists/price-item.entity';
+import { stockEntity } from './stocks/stock.entity';
 // Each domain registers its GraphQL types and root fields on the builder when its schema loads.
 import './products/product.schema';
 import './sale-orders/sale-order.schema';
@@ -36,10 +43,23 @@ import { channelRoutes } from './channels/channel.routes';
 import { accountRoutes } from './accounts/account.routes';
 
 /**
- * The domains the service is made of, listed once, here at the top: the one GraphQL schema their
- * types make and the REST contract their routes make. The edges below (graphql/, rest/, http/)
+ * The domains the service is made of, listed once, here at the top: their tracked entities, the one
+ * GraphQL schema their types make and the REST contract their routes make. The edges below (graphql/, rest/, http/)
  * never list the domains: the app hands them this schema and this route table.
  */
+
+/**
+ * Each tracked entity's descriptor: its table's ledger entry (TRACKED_ENTITIES, in the same order)
+ * and the API its domain declares on it (ADR 0036).
+ */
+export const trackedEntities = [
+  productEntity,
+  partnerEntity,
+  saleOrderEntity,
+  purchaseOrderEntity,
+  priceItemEntity,
+  stockEntity,
+] as const satisfies readonly TrackedEntity[];
 
 export const schema: GraphQLSchema = guardArguments(builder.toSchema());
 

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import type { RestRoute } from '../routing/route-table';
-import type { AnyTrackedEntity } from './tracked-entities';
-import { capitalize, type TrackedPush } from './tracked-entity';
+import { capitalize, type TrackedEntity, type TrackedPush } from './tracked-entity';
 import { MAX_IDS_PER_ACK } from './tracked.service';
 
-type PushedEntity = Extract<AnyTrackedEntity, { push: TrackedPush }>;
-type FullEntity = Extract<PushedEntity, { operations: { ackOne: string } }>;
+type PushedEntity = Extract<TrackedEntity, { push: TrackedPush }>;
+type FullEntity = PushedEntity & { operations: { ackOne: `acknowledge${string}` } };
 
 /**
  * The four REST routes of an entity its descriptor says all of (ADR 0036): inbound sync, change
@@ -89,7 +88,7 @@ export function pushRoute(
 }
 
 /** GET of an entity's change list (paginated, SPEC 4.1). */
-export function changeListRoute(entity: AnyTrackedEntity, doc: Pick<RestRoute, 'summary' | 'description' | 'example'>): RestRoute {
+export function changeListRoute(entity: TrackedEntity, doc: Pick<RestRoute, 'summary' | 'description' | 'example'>): RestRoute {
   return {
     field: `Query.${entity.operations.list}`,
     method: 'GET',
@@ -103,7 +102,7 @@ export function changeListRoute(entity: AnyTrackedEntity, doc: Pick<RestRoute, '
 }
 
 /** The batch acknowledgement of a change list (SPEC 4.2): POST {listPath}/batch-delete. */
-export function batchAckRoute(entity: AnyTrackedEntity, summary: string): RestRoute {
+export function batchAckRoute(entity: TrackedEntity, summary: string): RestRoute {
   return {
     field: `Mutation.${entity.operations.ackMany}`,
     path: `${entity.listPath}/batch-delete`,

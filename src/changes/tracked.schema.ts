@@ -8,7 +8,7 @@ import type { SyncResultShape } from './results';
 import { ledgerChannelOf, readerOf } from '../graphql/reader';
 import { DEFAULT_CONTEXT, MAX_DRY_RUN_RECORDS, MAX_IDS_PER_ACK, acknowledgeMany, acknowledgeOne } from './tracked.service';
 import { capitalize, type TrackedEntity, type TrackedPush } from './tracked-entity';
-import type { AnyTrackedEntity, TrackedTableName } from './tracked-entities';
+import type { TrackedTableName } from './tracked-entities';
 
 /** The inbound push of an entity: validates and stores `records`, or in a dry run rolls back (ADR 0028). */
 export type TrackedSyncRun = (
@@ -25,7 +25,7 @@ export type TrackedSyncRun = (
  * pending count for dashboards, and where it has them the single acknowledgement and the inbound
  * sync, which `run` carries out (required exactly when the descriptor declares a push).
  */
-export function registerTrackedOperations<E extends AnyTrackedEntity>(
+export function registerTrackedOperations<E extends TrackedEntity>(
   entity: E,
   ...sync: E extends { push: TrackedPush } ? [run: TrackedSyncRun] : []
 ): void {

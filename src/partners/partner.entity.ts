@@ -1,12 +1,10 @@
-import { CHANGE_RECORD_COLUMNS, type TrackedEntity } from '../changes/tracked-entity';
+import { type TrackedEntity } from '../changes/tracked-entity';
+import { entityOfTable } from '../changes/tracked-entities';
 import { MAX_PARTNERS_PER_REQUEST, partnerInput } from './partner.input';
 
 /** Partners: a hierarchy of billing, contact and delivery addresses pushed by the ERP. */
 export const partnerEntity = {
-  table: 'partners',
-  entityType: 'partner',
-  typeName: 'Partner',
-  noun: { one: 'partner', many: 'partners' },
+  ...entityOfTable('partners'),
   tag: 'Partners',
   operations: {
     sync: 'syncPartners',
@@ -23,7 +21,4 @@ export const partnerEntity = {
     input: { name: 'PartnerInput', schema: partnerInput },
     context: true,
   },
-  changeColumns: [...CHANGE_RECORD_COLUMNS, 'type', 'parent_external_id', 'parent_id'],
-  keyed: true,
-  history: true,
 } as const satisfies TrackedEntity;

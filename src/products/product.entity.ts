@@ -1,12 +1,10 @@
-import { CHANGE_RECORD_COLUMNS, type TrackedEntity } from '../changes/tracked-entity';
+import { type TrackedEntity } from '../changes/tracked-entity';
+import { entityOfTable } from '../changes/tracked-entities';
 import { MAX_PRODUCTS_PER_REQUEST, productInput } from './product.input';
 
 /** Products: pushed by the ERP (with their prices and purchase orders), listed and acknowledged. */
 export const productEntity = {
-  table: 'products',
-  entityType: 'product',
-  typeName: 'Product',
-  noun: { one: 'product', many: 'products' },
+  ...entityOfTable('products'),
   tag: 'Products',
   operations: {
     sync: 'syncProducts',
@@ -23,7 +21,4 @@ export const productEntity = {
     input: { name: 'ProductInput', schema: productInput },
     context: true,
   },
-  changeColumns: CHANGE_RECORD_COLUMNS,
-  keyed: true,
-  history: true,
 } as const satisfies TrackedEntity;

@@ -1,12 +1,10 @@
-import { CHANGE_RECORD_COLUMNS, type TrackedEntity } from '../changes/tracked-entity';
+import { type TrackedEntity } from '../changes/tracked-entity';
+import { entityOfTable } from '../changes/tracked-entities';
 import { MAX_PURCHASE_ORDERS_PER_REQUEST, purchaseOrderInput } from './purchase-order.input';
 
 /** Purchase orders: pushed on their own or extracted from a product's purchase_orders. */
 export const purchaseOrderEntity = {
-  table: 'purchase_orders',
-  entityType: 'purchase_order',
-  typeName: 'PurchaseOrder',
-  noun: { one: 'purchase order', many: 'purchase orders' },
+  ...entityOfTable('purchase_orders'),
   tag: 'Purchase orders',
   operations: {
     sync: 'syncPurchaseOrders',
@@ -22,7 +20,4 @@ export const purchaseOrderEntity = {
     input: { name: 'PurchaseOrderInput', schema: purchaseOrderInput },
     context: true,
   },
-  changeColumns: [...CHANGE_RECORD_COLUMNS, 'supplier_external_id'],
-  keyed: true,
-  history: true,
 } as const satisfies TrackedEntity;

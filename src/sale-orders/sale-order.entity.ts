@@ -1,12 +1,10 @@
-import { CHANGE_RECORD_COLUMNS, type TrackedEntity } from '../changes/tracked-entity';
+import { type TrackedEntity } from '../changes/tracked-entity';
+import { entityOfTable } from '../changes/tracked-entities';
 import { MAX_SALE_ORDERS_PER_REQUEST, saleOrderInput } from './sale-order.input';
 
 /** Sale orders, inbound (from the ERP) or outbound (to it); the change list filters by direction. */
 export const saleOrderEntity = {
-  table: 'sale_orders',
-  entityType: 'sale_order',
-  typeName: 'SaleOrder',
-  noun: { one: 'sale order', many: 'sale orders' },
+  ...entityOfTable('sale_orders'),
   tag: 'Sale orders',
   operations: {
     sync: 'syncSaleOrders',
@@ -16,7 +14,6 @@ export const saleOrderEntity = {
     pendingCount: 'saleOrders',
   },
   listPath: '/v1/updated-sale-orders',
-  scopeColumn: 'direction',
   push: {
     path: '/v1/sale-orders',
     listArg: 'sale_orders',
@@ -24,7 +21,4 @@ export const saleOrderEntity = {
     input: { name: 'SaleOrderInput', schema: saleOrderInput },
     context: true,
   },
-  changeColumns: [...CHANGE_RECORD_COLUMNS, 'direction', 'partner_external_id'],
-  keyed: true,
-  history: true,
 } as const satisfies TrackedEntity;

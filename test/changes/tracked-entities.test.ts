@@ -1,11 +1,17 @@
 import { trackedTable, type TrackedTableName } from '../../src/changes/ledger';
 import { TRACKED_ENTITIES, TRACKED_TABLES } from '../../src/changes/tracked-entities';
+import { trackedEntities } from '../../src/modules';
 import { HISTORY_ENTITIES, historyEntityType } from '../../src/changes/history-writes';
 
-describe('TRACKED_ENTITIES', () => {
+describe("TRACKED_ENTITIES and the domains' descriptors", () => {
+  it('give every ledger table one API, in the same order', () => {
+    expect(trackedEntities.map((e) => e.table)).toEqual(TRACKED_TABLES);
+    trackedEntities.forEach((e, i) => expect(e).toMatchObject(TRACKED_ENTITIES[i]!));
+  });
+
   it('names every table, entity type and operation once', () => {
-    const names = TRACKED_ENTITIES.flatMap((e) => Object.values(e.operations).map((name) => `${e.table}:${name}`));
-    const operations = TRACKED_ENTITIES.flatMap((e) => [e.operations.list, e.operations.ackMany, e.operations.pendingCount]);
+    const names = trackedEntities.flatMap((e) => Object.values(e.operations).map((name) => `${e.table}:${name}`));
+    const operations = trackedEntities.flatMap((e) => [e.operations.list, e.operations.ackMany, e.operations.pendingCount]);
     expect(new Set(TRACKED_TABLES).size).toBe(TRACKED_ENTITIES.length);
     expect(new Set(TRACKED_ENTITIES.map((e) => e.entityType)).size).toBe(TRACKED_ENTITIES.length);
     expect(new Set(operations).size).toBe(operations.length);
@@ -13,7 +19,7 @@ describe('TRACKED_ENTITIES', () => {
   });
 
   it('has a push limit and an input for every entity pushed on its own', () => {
-    for (const entity of TRACKED_ENTITIES) {
+    for (const entity of trackedEntities) {
       if (!('push' in entity)) continue;
       expect(entity.push.maxItems).toBeGreaterThan(0);
       expect(entity.push.input.schema.safeParse({}).success).toBe(false);
