@@ -27,7 +27,7 @@ import './auth/token.schema';
 import './channels/channel.schema';
 import './reconciliation/reconciliation.schema';
 import './history/history.schema';
-import './changes/pending-records.schema';
+import './channels/pending-records.schema';
 import { productRoutes } from './products/product.routes';
 import { pricelistRoutes } from './pricelists/pricelist.routes';
 import { partnerRoutes } from './partners/partner.routes';

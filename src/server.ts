@@ -17,7 +17,7 @@ import { startupFields, STARTUP_MESSAGE } from './startup-banner';
 import { createWorker } from './queue/worker';
 import { queueDatabaseOverPg } from './queue/sql/queue-database';
 import { spawnWorkerThread, type PendingWorkerThread } from './queue/worker-thread';
-import { changeBatchHooks, createChangeBatches } from './channels/change-batches';
+import { changeBatchHooks, createChangeBatches } from './queue/change-batches';
 import { loadServingModules, type ServingModules } from './serving-modules';
 import { setWebhookNetworks } from './deliveries/network-policy';
 import { createSecretBox, loadEncryptionKey } from './deliveries/secret-box';

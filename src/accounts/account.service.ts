@@ -5,7 +5,7 @@ import { createLimiter } from '../rate-limits/limiters';
 import { z } from 'zod';
 import type { AdminAccount, PrismaClient } from '../generated/prisma/client';
 import { AppError, notFound } from '../errors/app-error';
-import { parseInput } from '../errors/zod-details';
+import { parseInput } from '../validation/zod-details';
 import type { AuthInfo } from '../auth/token.service';
 import type { Mailer } from './mailer';
 import { hashPassword, verifyAgainstNothing, verifyPassword } from './password';

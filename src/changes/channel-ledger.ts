@@ -1,5 +1,5 @@
 import { entityOfTable, scopeColumnOf, trackedTable, type TrackedTableName } from './tracked-entities';
-import type { AckItem, AckOutcome, SqlRunner } from './ledger';
+import type { AckItem, AckOutcome, SqlRunner } from './ledger-types';
 
 /**
  * The ledger of a channel other than `default` (ADR 0045): a cursor per table in (updated_at, id)

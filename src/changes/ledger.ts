@@ -1,9 +1,10 @@
-import type { PrismaClient } from '../generated/prisma/client';
 import { entityOfTable, trackedTable, type TrackedTableName } from './tracked-entities';
 import { acknowledgeOnChannel } from './channel-ledger';
+import type { AckItem, AckOutcome, SqlRunner } from './ledger-types';
 
 export type { TrackedTableName } from './tracked-entities';
 export { trackedTable } from './tracked-entities';
+export type { AckItem, AckOutcome, SqlRunner } from './ledger-types';
 
 /**
  * The acknowledgement ledger shared by every tracked entity. Each tracked table has the columns
@@ -26,26 +27,10 @@ export type FeedListing = { key: string | null; channelId: number | null };
 /** Who acknowledges: always a key, since an acknowledgement by id covers what that key was listed. */
 export type FeedReader = { key: string; channelId: number | null };
 
-export type SqlRunner = Pick<PrismaClient, '$queryRaw' | '$executeRaw' | '$queryRawUnsafe' | '$executeRawUnsafe'>;
-
 /** Fields changed after `threshold`, sorted; used when changing and when acknowledging. */
 export function pendingFieldsSql(fieldRevisions: string, threshold: string): string {
   return `ARRAY(SELECT f.key FROM jsonb_each_text(${fieldRevisions}) AS f WHERE f.value::int > ${threshold} ORDER BY f.key)`;
 }
-
-/** One record to acknowledge: its id, and the revision the reader processed when it says so. */
-export type AckItem = { id: number; revision?: number | null | undefined };
-
-export type AckOutcome = {
-  /** Records acknowledged (idempotent: a revision acknowledged before counts again). */
-  acknowledged: Array<{ id: number; external_id: string | null }>;
-  /** Ids of no record. */
-  notFound: number[];
-  /** Records acknowledged by id alone that were never listed to this reader: nothing was covered. */
-  notListed: number[];
-  /** Items naming a revision the record never reached (the reader cannot have seen it). */
-  futureRevisions: Array<{ id: number; revision: number; current: number }>;
-};
 
 /**
  * Acknowledges each item up to the revision it covers: the revision given, else the revision

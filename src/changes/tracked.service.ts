@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { PrismaClient } from '../generated/prisma/client';
 import { AppError, notFound, validationFailed } from '../errors/app-error';
-import { formatPath } from '../errors/zod-details';
+import { formatPath } from '../validation/zod-details';
 import { plainlyStorable, unstorableDetails, unstorableText } from '../validation/storable';
 import type { BatchAckResultShape, RecordReportShape, SyncErrorShape, SyncResultShape } from './results';
 import { staleError } from './source-time';

@@ -1,6 +1,6 @@
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './change-batches';
+import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from '../queue/change-batches';
 import {
   CHANNEL_STARTS,
   channelLag,

@@ -3,7 +3,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 import { AppError, notFound, validationFailed } from '../errors/app-error';
 import { setChangesTarget } from '../webhooks/webhook.service';
 import type { SecretBox } from '../deliveries/secret-box';
-import { DEFAULT_BATCH_SIZE } from './change-batches';
+import { DEFAULT_BATCH_SIZE } from '../queue/change-batches';
 import { DEFAULT_CHANNEL } from '../auth/token.service';
 import { takeChangeClock } from '../changes/change-clock';
 import { oldestPendingSql, scopeSql } from '../changes/channel-ledger';

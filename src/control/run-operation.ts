@@ -5,7 +5,7 @@ import { dataDirectoryProblem, PreflightError } from '../config/preflight';
 import { DataDirLockedError } from '../db/data-dir-lock';
 import { openStore, type Store } from '../db/store';
 import { importPgliteStore } from '../backups/pglite-import';
-import { parseInput } from '../errors/zod-details';
+import { parseInput } from '../validation/zod-details';
 import { announceRevocation } from '../auth/revocation-notices';
 import { createSecretBox, loadEncryptionKey, type SecretBox } from '../deliveries/secret-box';
 import type { ControlContext, ControlOperation, ResultOf } from './operation';

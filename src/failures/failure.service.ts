@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { PrismaClient, SyncFailure } from '../generated/prisma/client';
 import { notFound } from '../errors/app-error';
-import { parseInput } from '../errors/zod-details';
+import { parseInput } from '../validation/zod-details';
 import type { Role } from '../auth/roles';
 import type { EventHub } from '../events/hub';
 import type { PageShape } from '../changes/results';

@@ -13,7 +13,7 @@ import { createSecretBox } from '../deliveries/secret-box';
 import { queueDatabaseOverPg } from './sql/queue-database';
 import { wakeGate } from './wake-gate';
 import { createWorker } from './worker';
-import { changeBatchHooks, createChangeBatches } from '../channels/change-batches';
+import { changeBatchHooks, createChangeBatches } from './change-batches';
 import type { WorkerThreadCommand, WorkerThreadData, WorkerThreadMessage } from './worker-thread';
 
 const port = parentPort!;

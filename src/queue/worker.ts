@@ -4,7 +4,7 @@ import { databaseOutage, describeDatabaseError } from '../errors/database-errors
 import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../deliveries/secret-box';
 import type { OperationalEvent } from '../events/live-events';
-import { DEFAULT_DISABLE_AFTER_HOURS } from '../webhooks/endpoint-health';
+import { DEFAULT_DISABLE_AFTER_HOURS } from '../deliveries/endpoint-health';
 import { createItemAttempt } from './attempt-item';
 import { listenForQueueWork, type QueueListener } from './queue-listener';
 import { pruneExpired, startRetentionRuns, type PruneResult, type RetentionRuns, type RetentionSettings } from './retention';

@@ -1,7 +1,7 @@
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { FailureEntityType } from '../failures/failure-enums';
-import { HEALTH_STATES, healthOf, type EndpointHealth } from './endpoint-health';
+import { HEALTH_STATES, healthOf, type EndpointHealth } from '../deliveries/endpoint-health';
 import { sendTestEvent, TEST_EVENT, type WebhookTestResult } from './webhook-test.service';
 import {
   createWebhook,

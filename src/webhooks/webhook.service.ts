@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { PrismaClient, WebhookConfig } from '../generated/prisma/client';
 import { WebhookDirection } from '../generated/prisma/enums';
 import { AppError, notFound } from '../errors/app-error';
-import { parseInput } from '../errors/zod-details';
+import { parseInput } from '../validation/zod-details';
 import { FAILURE_ENTITY_TYPES } from '../failures/failure.input';
 import { urlRefusal, webhookNetworkPolicy } from '../deliveries/network-policy';
 import type { SecretBox } from '../deliveries/secret-box';

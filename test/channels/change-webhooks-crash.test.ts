@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { createToken } from '../../src/auth/token.service';
-import { changeBatchHooks, createChangeBatches } from '../../src/channels/change-batches';
+import { changeBatchHooks, createChangeBatches } from '../../src/queue/change-batches';
 import { createChannel, setChannelPush } from '../../src/channels/channel.service';
 import { createWorker } from '../../src/queue/worker';
 import { createSecretBox } from '../../src/deliveries/secret-box';

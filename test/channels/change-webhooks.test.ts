@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { createToken } from '../../src/auth/token.service';
-import { changeBatchHooks, createChangeBatches } from '../../src/channels/change-batches';
+import { changeBatchHooks, createChangeBatches } from '../../src/queue/change-batches';
 import { createChannel, setChannelPush, stopChannelPush } from '../../src/channels/channel.service';
 import { createWorker } from '../../src/queue/worker';
 import { updateWebhook } from '../../src/webhooks/webhook.service';

@@ -1,6 +1,6 @@
 import type { AttemptLogEntry } from '../../deliveries/attempt-log';
 import type { OperationalEvent } from '../../events/live-events';
-import { operationalEventsOf, type BatchEventRows } from '../../webhooks/endpoint-health';
+import { operationalEventsOf, type BatchEventRows } from '../../deliveries/endpoint-health';
 import type { QueueDatabase } from './queue-database';
 
 /** An attempt's result for its item, and its row of the attempt log. */

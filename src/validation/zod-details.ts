@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { validationFailed, type ErrorDetail } from './app-error';
-import { unstorableDetails } from '../validation/storable';
-import { formatPath } from './field-path';
+import { validationFailed, type ErrorDetail } from '../errors/app-error';
+import { unstorableDetails } from './storable';
+import { formatPath } from '../errors/field-path';
 
 export { formatPath };
 

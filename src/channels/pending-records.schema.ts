@@ -1,8 +1,8 @@
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
 import { pageArgs, pageOf } from '../graphql/pages';
-import { PENDING_ENTITY_TYPES, pendingRecords, type PendingRecordShape } from './pending-records';
-import { channelOfCaller } from '../channels/channel.service';
+import { PENDING_ENTITY_TYPES, pendingRecords, type PendingRecordShape } from '../changes/pending-records';
+import { channelOfCaller } from './channel.service';
 
 const PendingRecord = builder.objectRef<PendingRecordShape>('PendingRecord').implement({
   description: 'A record with changes not acknowledged yet, as a dashboard shows it (any entity type, one shape).',
