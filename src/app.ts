@@ -1,7 +1,7 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { CONSOLE_PATH, useAdminConsole } from './admin/console.plugin';
-import { useBearerAuth } from './auth/auth.plugin';
+import { useBearerAuth } from './http/auth.plugin';
 import { createTokenCache } from './auth/token-cache';
 import { createLiveStreams, type LiveStreams } from './auth/live-streams';
 import type { AppConfig } from './config';
@@ -13,7 +13,6 @@ import type { EventHub } from './events/hub';
 import type { SecretBox } from './deliveries/secret-box';
 import type { RequestContext, ServerContext } from './graphql/context';
 import { useErrorPolicy } from './graphql/error-policy.plugin';
-import { createLoaders } from './graphql/loaders';
 import { restRoutes, schema } from './modules';
 import { usePublicRoutes, type PublicDocument } from './http/public-routes.plugin';
 import { useRateLimit } from './http/use-rate-limit';
@@ -133,7 +132,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       requestId: requestId ?? 'unknown',
       auth: auth ?? null,
       logger: logger.child({ requestId }),
-      loaders: createLoaders(db.prisma),
+      requestScope: new Map(),
       events,
       secrets,
       clientIp: clientIp ?? 'unknown',

@@ -1,7 +1,7 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { builder } from './graphql/builder';
 import { guardArguments } from './graphql/argument-guard';
-import './graphql/common-types';
+import './changes/results.schema';
 import type { RestRoute } from './routing/route-table';
 import type { TrackedEntity } from './changes/tracked-entity';
 import { productEntity } from './products/product.entity';
@@ -23,7 +23,7 @@ import './queue/queue.schema';
 import './webhooks/webhook.schema';
 import './webhooks/operational-events.schema';
 import './accounts/account.schema';
-import './auth/token.schema';
+import './accounts/token.schema';
 import './channels/channel.schema';
 import './reconciliation/reconciliation.schema';
 import './history/history.schema';

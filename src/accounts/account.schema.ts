@@ -8,8 +8,16 @@ import {
   logout,
   register,
   requestPasswordReset,
+  type AccountDeps,
   type AccountView,
 } from './account.service';
+
+declare module '../graphql/context' {
+  interface DomainContext {
+    /** What sign-in, registration and password resets need (the app's mailer, limiters, settings). */
+    accounts: AccountDeps;
+  }
+}
 
 /** The mutations anyone may call without a token. */
 export const PUBLIC_ACCOUNT_FIELDS: ReadonlySet<string> = new Set(['login', 'register', 'requestPasswordReset', 'confirmPasswordReset']);

@@ -11,7 +11,7 @@ import { PUSH_TARGETS_SQL, refuseIfPushed } from './push-mode';
 
 /**
  * Pages of every list (SPEC 2.2, 4.1): the arguments, the generic page of a Prisma query, and the
- * change list of a tracked table with its listing marks. The Pothos side is src/graphql/pages.ts.
+ * change list of a tracked table with its listing marks. The Pothos side is src/changes/pages.schema.ts.
  */
 
 export const DEFAULT_LIMIT = 50;

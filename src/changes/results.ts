@@ -1,6 +1,6 @@
 /**
  * The plain result shapes of the change feed: what services return and the GraphQL types in
- * src/graphql/common-types.ts expose. They live with the domain so that services never import
+ * src/changes/results.schema.ts expose. They live with the domain so that services never import
  * the GraphQL edge.
  */
 

@@ -1,6 +1,6 @@
 import { validationFailed } from '../errors/app-error';
 import { builder } from '../graphql/builder';
-import { channelViewOf, ON_CALLERS_CHANNEL } from '../graphql/ledger-view';
+import { channelViewOf, ON_CALLERS_CHANNEL } from './ledger-view.schema';
 import { previousValues } from './previous-values';
 
 export { previousValues } from './previous-values';

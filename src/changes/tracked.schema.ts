@@ -1,11 +1,11 @@
 import type { StoreClients } from '../db/store';
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { AckItemInput, AckResult, BatchAckResult, PendingChanges, SyncResult } from '../graphql/common-types';
+import { AckItemInput, AckResult, BatchAckResult, PendingChanges, SyncResult } from './results.schema';
 import { countPending } from './pending-counts';
 import { countPendingOnChannel } from './channel-counts';
 import type { SyncResultShape } from './results';
-import { ledgerChannelOf, readerOf } from '../graphql/reader';
+import { ledgerChannelOf, readerOf } from './reader.schema';
 import { DEFAULT_CONTEXT, MAX_DRY_RUN_RECORDS, MAX_IDS_PER_ACK, acknowledgeMany, acknowledgeOne } from './tracked.service';
 import { capitalize, type TrackedEntity, type TrackedPush } from './tracked-entity';
 import type { TrackedTableName } from './tracked-entities';

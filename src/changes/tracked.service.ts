@@ -6,7 +6,7 @@ import { plainlyStorable, unstorableDetails, unstorableText } from '../validatio
 import type { BatchAckResultShape, RecordReportShape, SyncErrorShape, SyncResultShape } from './results';
 import { staleError } from './source-time';
 import type { RecordReport } from './upsert';
-import { forEachPaced, pace, type Pace } from './pace';
+import { forEachPaced, pace, type Pace } from '../pacing/pace';
 import { PUSH_TARGETS_SQL, refuseIfPushed } from './push-mode';
 import { acknowledge, type AckItem, type AckOutcome, type FeedReader, type SqlRunner, type TrackedTableName } from './ledger';
 

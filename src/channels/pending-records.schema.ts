@@ -1,6 +1,6 @@
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { pageArgs, pageOf } from '../graphql/pages';
+import { pageArgs, pageOf } from '../changes/pages.schema';
 import { PENDING_ENTITY_TYPES, pendingRecords, type PendingRecordShape } from '../changes/pending-records';
 import { channelOfCaller } from './channel.service';
 

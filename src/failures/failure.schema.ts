@@ -1,9 +1,9 @@
 import type { SyncFailure as SyncFailureRow } from '../generated/prisma/client';
 import { allow, visibleTo } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { readerOf } from '../graphql/reader';
+import { readerOf } from '../changes/reader.schema';
 import { FailureEntityType, FailureSource } from './failure-enums';
-import { pageArgs, pageOf } from '../graphql/pages';
+import { pageArgs, pageOf } from '../changes/pages.schema';
 import { FAILURE_STATUSES } from './failure.input';
 import {
   ACK_ENTITY_TYPES,

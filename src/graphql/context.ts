@@ -1,13 +1,11 @@
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client';
-import type { AuthInfo } from '../auth/token.service';
+import type { AuthInfo } from '../auth/auth-info';
 import type { TokenCache } from '../auth/token-cache';
 import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../deliveries/secret-box';
-import type { AccountDeps } from '../accounts/account.service';
-import type { Loaders } from './loaders';
-import type { JsonShape } from '../http/json-body';
+import type { JsonShape } from '../pacing/json-body';
 
 /** Per-request state that the HTTP plugins attach before GraphQL or SOFA execute. */
 export type ServerContext = {
@@ -31,18 +29,26 @@ export type ServerContext = {
   restEdge?: boolean;
 };
 
-export type RequestContext = {
+/**
+ * What domains add to every request's context beyond the fields below: a domain that needs one
+ * declares it where its GraphQL types are (`declare module '../graphql/context'`, as Fastify's
+ * decorators are declared), and the app fills it in. So this file names no domain.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface DomainContext {}
+
+export type RequestContext = DomainContext & {
   prisma: PrismaClient;
   /** The pool beneath Prisma: pushes' transactions and the hot prepared statements (ADR 0033). */
   sql: Pool;
   logger: Logger;
   requestId: string;
   auth: AuthInfo | null;
-  loaders: Loaders;
+  /** Per-request instances of what resolvers batch with (`perRequest`, per-request.ts). */
+  requestScope: Map<unknown, unknown>;
   events: EventHub;
   secrets: SecretBox;
   clientIp: string;
-  accounts: AccountDeps;
   /** The Idempotency-Key this request runs under, hashed with its caller; null without one. */
   idempotencyRef: string | null;
   /** Cleared when this process revokes a token. */

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { HistoryEntityType } from '../changes/history-writes';
 import { allow, visibleTo } from '../graphql/access';
 import { builder } from '../graphql/builder';
+import { perRequest } from '../graphql/per-request';
 import type { RequestContext } from '../graphql/context';
 import { PriceItem } from '../pricelists/pricelist.schema';
 import { Partner } from '../partners/partner.schema';
@@ -77,19 +78,18 @@ builder.queryField('history', (t) =>
 );
 
 /** One loader per request, entity type and limit: the history of a page of records in one statement. */
-const loaders = new WeakMap<object, Map<string, DataLoader<number, HistoryEntryShape[]>>>();
+const historyLoaders = () => new Map<string, DataLoader<number, HistoryEntryShape[]>>();
 
 function historyLoader(ctx: RequestContext, entityType: HistoryEntityType, limit: number): DataLoader<number, HistoryEntryShape[]> {
-  let perRequest = loaders.get(ctx.loaders);
-  if (!perRequest) loaders.set(ctx.loaders, (perRequest = new Map()));
+  const loaders = perRequest(ctx, historyLoaders);
   const key = `${entityType}:${limit}`;
-  let loader = perRequest.get(key);
+  let loader = loaders.get(key);
   if (!loader) {
     loader = new DataLoader(async (ids) => {
       const byRecord = await historyOfRecords(ctx.prisma, entityType, ids, limit);
       return ids.map((id) => byRecord.get(id) ?? []);
     });
-    perRequest.set(key, loader);
+    loaders.set(key, loader);
   }
   return loader;
 }

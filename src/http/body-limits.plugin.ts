@@ -3,7 +3,7 @@ import { AppError, errorResponse, errorStatus } from '../errors/app-error';
 import type { ServerContext } from '../graphql/context';
 import { readBodyText } from './request-body';
 import { API_BASE } from '../routing/route-table';
-import { scanJson } from './json-body';
+import { scanJson } from '../pacing/json-body';
 
 /** Deeper JSON is refused: no payload of this API nests this far, and deep nesting overflows stacks. */
 export const MAX_JSON_DEPTH = 64;

@@ -8,7 +8,7 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import type { LiveStreams } from '../auth/live-streams';
 import type { RequestContext, ServerContext } from '../graphql/context';
 import { verifySession } from '../accounts/account.service';
-import { bearerToken } from '../auth/authenticate';
+import { bearerToken } from './authenticate';
 import { verifyToken, type AuthInfo } from '../auth/token.service';
 import { databaseOutage } from '../errors/database-errors';
 import { GRAPHQL_WS_CONTEXT_FLAG } from './live-streams.plugin';

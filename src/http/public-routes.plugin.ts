@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import type { PublicRoute } from '../auth/auth.plugin';
+import type { PublicRoute } from './auth.plugin';
 
 export type PublicDocument = PublicRoute & { contentType: string; render: () => string };
 

@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error';
-import { parseJsonPaced, type JsonShape } from './json-body';
+import { parseJsonPaced, type JsonShape } from '../pacing/json-body';
 
 /** Reads a request body as text, refusing more than `maxBytes` without buffering past the limit. */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {

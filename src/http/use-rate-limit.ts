@@ -6,7 +6,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import { errorResponse } from '../errors/app-error';
 import { requestErrorResponse } from '../errors/request-errors';
 import type { ServerContext } from '../graphql/context';
-import { authenticate, type Authenticator } from '../auth/authenticate';
+import { authenticate, type Authenticator } from './authenticate';
 import type { RateClass, RateLimiters } from '../rate-limits/limiters';
 import type { AuthInfo } from '../auth/token.service';
 

@@ -2,9 +2,9 @@ import { registerTrackedOperations } from '../changes/tracked.schema';
 import { REVISION_DESCRIPTION } from '../changes/tracked-fields';
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { listingReaderOf } from '../graphql/reader';
-import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
-import { channelViewOf, ON_CALLERS_CHANNEL } from '../graphql/ledger-view';
+import { listingReaderOf } from '../changes/reader.schema';
+import { changeListArgs, pageArgs, pageOf } from '../changes/pages.schema';
+import { channelViewOf, ON_CALLERS_CHANNEL } from '../changes/ledger-view.schema';
 import { priceItemEntity } from './price-item.entity';
 import { listPricelistItems, listPricelists, listUpdatedPriceItems, type PricelistSummary } from './pricelist.service';
 

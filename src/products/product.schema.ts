@@ -2,9 +2,9 @@ import { registerTrackedOperations } from '../changes/tracked.schema';
 import { ChangeRecord, TrackedRecord, idOrExternalId } from '../changes/tracked-fields';
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { ledgerChannelOf, listingReaderOf } from '../graphql/reader';
-import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
-import { ON_CALLERS_CHANNEL } from '../graphql/ledger-view';
+import { ledgerChannelOf, listingReaderOf } from '../changes/reader.schema';
+import { changeListArgs, pageArgs, pageOf } from '../changes/pages.schema';
+import { ON_CALLERS_CHANNEL } from '../changes/ledger-view.schema';
 import { productEntity } from './product.entity';
 import { listProducts, listUpdatedProducts, syncProducts } from './product.service';
 

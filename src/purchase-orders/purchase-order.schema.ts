@@ -3,9 +3,9 @@ import { ChangeRecord, TrackedRecord } from '../changes/tracked-fields';
 import { notFound } from '../errors/app-error';
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { ledgerChannelOf, listingReaderOf } from '../graphql/reader';
-import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
-import { ON_CALLERS_CHANNEL } from '../graphql/ledger-view';
+import { ledgerChannelOf, listingReaderOf } from '../changes/reader.schema';
+import { changeListArgs, pageArgs, pageOf } from '../changes/pages.schema';
+import { ON_CALLERS_CHANNEL } from '../changes/ledger-view.schema';
 import { purchaseOrderEntity } from './purchase-order.entity';
 import { listPurchaseOrders, listUpdatedPurchaseOrders, syncPurchaseOrders } from './purchase-order.service';
 

@@ -1,6 +1,6 @@
 import { allow, visibleTo } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { pageArgs, pageOf } from '../graphql/pages';
+import { pageArgs, pageOf } from '../changes/pages.schema';
 import { ATTEMPT_OUTCOMES, type AttemptLogOutcome } from '../deliveries/attempt-log';
 import { MAX_STATS_MINUTES, webhookDeliveryStats, type WebhookDeliveryStatsShape } from './delivery-stats';
 import {

@@ -2,7 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, errorResponse } from '../errors/app-error';
 import { parseJsonObject, parseJsonObjectPaced } from '../http/request-body';
-import { PIECEWISE_MIN_CHARS } from '../http/json-body';
+import { PIECEWISE_MIN_CHARS } from '../pacing/json-body';
 import { perRecordBatchArgs, undecodableQueryParams, unknownBodyFields, validateRestArguments } from './arguments';
 import type { ServerContext } from '../graphql/context';
 import { buildOpenApiDocument, documentedQueryParameters } from './openapi';

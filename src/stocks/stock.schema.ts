@@ -1,12 +1,16 @@
+import DataLoader from 'dataloader';
+import type { Stock as StockRow } from '../generated/prisma/client';
 import { registerTrackedOperations } from '../changes/tracked.schema';
 import { REVISION_DESCRIPTION } from '../changes/tracked-fields';
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { listingReaderOf } from '../graphql/reader';
-import { changeListArgs, pageArgs, pageOf } from '../graphql/pages';
-import { channelViewOf, ON_CALLERS_CHANNEL } from '../graphql/ledger-view';
+import { listingReaderOf } from '../changes/reader.schema';
+import { changeListArgs, pageArgs, pageOf } from '../changes/pages.schema';
+import { channelViewOf, ON_CALLERS_CHANNEL } from '../changes/ledger-view.schema';
 import { stockEntity } from './stock.entity';
-import { listChangedStocks, listStocks, lookupStock, syncStocks } from './stock.service';
+import { listChangedStocks, listStocks, lookupStock, stocksOfProducts, syncStocks } from './stock.service';
+import { perRequest } from '../graphql/per-request';
+import type { RequestContext } from '../graphql/context';
 
 export const Stock = builder.prismaObject('Stock', {
   description: 'Stock of one product at one supplier.',
@@ -66,11 +70,18 @@ builder.queryFields((t) => ({
   }),
 }));
 
+/** Every product of an answer gets its stock from one statement. */
+const stocksByProduct = (ctx: Pick<RequestContext, 'prisma'>) =>
+  new DataLoader<string, StockRow[]>(async (productIds) => {
+    const byProduct = await stocksOfProducts(ctx.prisma, productIds);
+    return productIds.map((id) => byProduct.get(id) ?? []);
+  });
+
 builder.prismaObjectField('Product', 'stock', (t) =>
   t.field({
     type: [Stock],
     description: 'Stock of this product at every supplier.',
-    resolve: (product, _args, ctx) => ctx.loaders.stocksByProduct.load(product.externalId),
+    resolve: (product, _args, ctx) => perRequest(ctx, stocksByProduct).load(product.externalId),
   }),
 );
 

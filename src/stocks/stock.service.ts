@@ -8,7 +8,7 @@ import { inPushTransaction, type TransactionSource } from '../changes/upsert';
 import { isStale, toSourceTime } from '../changes/source-time';
 import { trackedTable, type SqlRunner } from '../changes/ledger';
 import { takeChangeClock } from '../changes/change-clock';
-import { forEachPaced, pace, stringifyPaced, type Pace } from '../changes/pace';
+import { forEachPaced, pace, stringifyPaced, type Pace } from '../pacing/pace';
 import { MAX_STOCKS_PER_REQUEST, stockInput, type StockInput } from './stock.input';
 
 /**
@@ -264,4 +264,19 @@ export async function lookupStock(prisma: PrismaClient, supplierId: string, prod
   });
   if (!stock) throw notFound('Stock entry', `${supplierId}/${productId}`);
   return stock;
+}
+
+/** The stock entries of each of `productIds`, by supplier: one statement for a page of products. */
+export async function stocksOfProducts(prisma: PrismaClient, productIds: readonly string[]): Promise<Map<string, Stock[]>> {
+  const rows = await prisma.stock.findMany({
+    where: { productExternalId: { in: [...productIds] } },
+    orderBy: [{ supplierExternalId: 'asc' }],
+  });
+  const byProduct = new Map<string, Stock[]>();
+  for (const row of rows) {
+    const entries = byProduct.get(row.productExternalId);
+    if (entries) entries.push(row);
+    else byProduct.set(row.productExternalId, [row]);
+  }
+  return byProduct;
 }

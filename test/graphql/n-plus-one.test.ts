@@ -60,7 +60,7 @@ describe.each(backends)('GraphQL relations without N+1 on %s', (backend) => {
   });
 
   // A token bound to a channel reads the ledger fields of rows read as stored from its channel's
-  // state: one statement per table, not per row (src/graphql/loaders.ts).
+  // state: one statement per table, not per row (channelStateLoader, src/changes/ledger-view.schema.ts).
   it.each([
     [
       'product → price items and stock',

@@ -1,4 +1,4 @@
-import { scanJson } from '../../src/http/json-body';
+import { scanJson } from '../../src/pacing/json-body';
 
 const jsonDepth = async (text: string) => (await scanJson(text)).depth;
 

@@ -1,5 +1,5 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { PACE_CHANNEL, paceSettings, SLICE_MS } from '../../src/changes/pace';
+import { PACE_CHANNEL, paceSettings, SLICE_MS } from '../../src/pacing/pace';
 import { useApiFixture } from '../support/http';
 
 /**

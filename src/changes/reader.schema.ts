@@ -1,6 +1,6 @@
-import type { FeedListing, FeedReader } from '../changes/ledger';
+import type { FeedListing, FeedReader } from './ledger';
 import { AppError } from '../errors/app-error';
-import type { RequestContext } from './context';
+import type { RequestContext } from '../graphql/context';
 
 /**
  * Who reads a change list and acknowledges it: the API token or admin session of the request, on

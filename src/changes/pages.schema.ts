@@ -1,7 +1,7 @@
 import type { ObjectRef } from '@pothos/core';
-import { builder } from './builder';
-import type { PageShape } from '../changes/results';
-import { PageMeta } from './common-types';
+import { builder } from '../graphql/builder';
+import type { PageShape } from './results';
+import { PageMeta } from './results.schema';
 
 type Types = typeof builder.$inferSchemaTypes;
 

@@ -1,7 +1,7 @@
 import { allow } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { ROLE_MAY, ROLES, type Role } from './roles';
-import { createToken, listTokens, revokeToken, type TokenSummary } from './token.service';
+import { ROLE_MAY, ROLES, type Role } from '../auth/roles';
+import { createToken, listTokens, revokeToken, type TokenSummary } from '../auth/token.service';
 
 const TokenRoleEnum = builder.enumType('TokenRole', {
   description: 'What a token may do (ADR 0044). Each operation of the API reference names the roles that may call it.',

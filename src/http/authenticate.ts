@@ -1,8 +1,8 @@
 import type { PrismaClient } from '../generated/prisma/client';
 import { verifySession } from '../accounts/account.service';
 import type { ServerContext } from '../graphql/context';
-import type { TokenCache } from './token-cache';
-import { verifyToken, type AuthInfo } from './token.service';
+import type { TokenCache } from '../auth/token-cache';
+import { verifyToken, type AuthInfo } from '../auth/token.service';
 
 export type Authenticator = { prisma: PrismaClient; lastUsedResolutionMs: number; tokenCache?: TokenCache | undefined };
 

@@ -1,14 +1,7 @@
-import type {
-  AckResultShape,
-  BatchAckResultShape,
-  PageMetaShape,
-  RecordReportShape,
-  SyncErrorShape,
-  SyncResultShape,
-} from '../changes/results';
-import { allow } from './access';
-import { builder } from './builder';
-import { ON_CALLERS_CHANNEL } from './ledger-view';
+import type { AckResultShape, BatchAckResultShape, PageMetaShape, RecordReportShape, SyncErrorShape, SyncResultShape } from './results';
+import { allow } from '../graphql/access';
+import { builder } from '../graphql/builder';
+import { ON_CALLERS_CHANNEL } from './ledger-view.schema';
 
 /** Shared shapes of every change list and acknowledgement, reused by each domain. */
 

@@ -1,8 +1,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { LEDGER_CHANNEL } from '../changes/channel-ledger';
-import { channelView, type LedgerView } from '../changes/channel-view';
-import { TRACKED_ENTITIES, type TrackedTableName } from '../changes/tracked-entities';
-import type { RequestContext } from './context';
+import { LEDGER_CHANNEL } from './channel-ledger';
+import { channelView, type LedgerView } from './channel-view';
+import { TRACKED_ENTITIES, type TrackedTableName } from './tracked-entities';
+import type { RequestContext } from '../graphql/context';
+import DataLoader from 'dataloader';
+import { readChannelStates, type ChannelRecordState } from './channel-view';
+import { perRequest } from '../graphql/per-request';
 
 /**
  * The ledger fields of a tracked record as the caller's channel sees them (ADR 0045: every change
@@ -10,7 +13,7 @@ import type { RequestContext } from './context';
  * channel default's ledger; a change list page read for a channel holds that channel's and says so
  * (LEDGER_CHANNEL). When the row holds the caller's own, the field reads it as it is: no promise,
  * no statement, which keeps the change lists as they were. Otherwise the channel's state of the
- * row is loaded with every other row of the answer (one statement per table, loaders.ts).
+ * row is loaded with every other row of the answer (one statement per table and channel).
  */
 
 /** What the channel's view of a row is computed from. */
@@ -38,17 +41,37 @@ function tableOf(info: GraphQLResolveInfo): TrackedTableName {
  */
 export function channelViewOf(
   row: ViewedRow,
-  ctx: Pick<RequestContext, 'auth' | 'loaders'>,
+  ctx: Pick<RequestContext, 'auth' | 'prisma' | 'requestScope'>,
   table: TrackedTableName | GraphQLResolveInfo,
 ): Promise<LedgerView> | null {
   const channel = ctx.auth?.channelId ?? null;
   if (channel === null || (row as { [LEDGER_CHANNEL]?: number })[LEDGER_CHANNEL] === channel) return null;
   const name = typeof table === 'string' ? table : tableOf(table);
-  return ctx.loaders
-    .channelState(name, channel)
+  return channelStateLoader(ctx, name, channel)
     .load(row.id)
     .then((state) => channelView({ revision: row.revision, fieldRevisions: row.fieldRevisions }, state));
 }
+
+/** A channel's state of records of one table, for the rows of one request: a loader per table and channel. */
+function channelStateLoader(
+  ctx: Pick<RequestContext, 'prisma' | 'requestScope'>,
+  table: TrackedTableName,
+  channelId: number,
+): DataLoader<number, ChannelRecordState | undefined> {
+  const loaders = perRequest(ctx, channelStateLoaders);
+  const key = `${table}:${channelId}`;
+  let loader = loaders.get(key);
+  if (!loader) {
+    loader = new DataLoader(async (ids) => {
+      const states = await readChannelStates(ctx.prisma, table, channelId, ids);
+      return ids.map((id) => states.get(id));
+    });
+    loaders.set(key, loader);
+  }
+  return loader;
+}
+
+const channelStateLoaders = () => new Map<string, DataLoader<number, ChannelRecordState | undefined>>();
 
 /** How the ledger fields' descriptions end: whose ledger they tell. */
 export const ON_CALLERS_CHANNEL = "As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045).";

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { errorResponse } from '../errors/app-error';
 import { requestErrorResponse } from '../errors/request-errors';
 import type { ServerContext } from '../graphql/context';
-import type { AuthInfo } from './token.service';
+import type { AuthInfo } from '../auth/token.service';
 import { authenticate, type Authenticator } from './authenticate';
 
 export type PublicRoute = { method: string; path: string };

@@ -1,4 +1,4 @@
-import { pace as newPace, type Pace } from '../changes/pace';
+import { pace as newPace, type Pace } from './pace';
 
 /**
  * What one pass over a JSON text finds, without parsing it: the deepest nesting, and where the

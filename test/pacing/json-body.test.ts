@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { parseJsonPaced, PIECEWISE_MIN_CHARS, scanJson } from '../../src/http/json-body';
+import { parseJsonPaced, PIECEWISE_MIN_CHARS, scanJson } from '../../src/pacing/json-body';
 
 /** JSON.parse's value or its error message: what a body parser must reproduce exactly. */
 function wholeParse(text: string): { value: unknown } | { error: string } {
