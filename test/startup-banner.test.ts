@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { formatLogLine } from '../src/pretty-log';
 import { renderStartupBanner, startupFields } from '../src/startup-banner';
-import { CLI, ROOT, runCli, serveProcess } from './support/process';
+import { CLI, embeddedEnv, ROOT, runCli, serveProcess } from './support/process';
 
 const TIMEOUT_MS = 180_000;
 
@@ -70,7 +70,7 @@ describe('serve says where things are', () => {
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'sgw-banner-'));
-    env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', ENCRYPTION_KEY: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' };
+    env = embeddedEnv(dataDir, { ENCRYPTION_KEY: '' });
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 

@@ -5,7 +5,7 @@ import { changeBatchHooks, createChangeBatches } from '../../src/queue/change-ba
 import { createChannel, setChannelPush, stopChannelPush } from '../../src/channels/channel.service';
 import { createWorker } from '../../src/queue/worker';
 import { updateWebhook } from '../../src/webhooks/webhook.service';
-import { backends } from '../support/database';
+import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
 import { startReceiver, type Reply } from '../support/receiver';
 
@@ -54,8 +54,7 @@ describe.each(backends)('change webhooks on %s', (backend) => {
   });
   afterAll(() => receiver.close());
   beforeEach(async () => {
-    await ctx.db.prisma.outboundQueueItem.deleteMany();
-    await ctx.db.prisma.webhookConfig.deleteMany();
+    await clearDeliveries(ctx.db.prisma);
     receiver.requests.length = 0;
     answer = () => ({ status: 200 });
     // The worker's clock, ahead of the database's: an item queued during the test (at the

@@ -4,21 +4,13 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { lockDataDir } from '../../src/db/data-dir-lock';
 import { runningClusterUrl } from '../../src/db/embedded-postgres';
-import { ROOT, runCli, serveProcess, type ServeProcess } from '../support/process';
+import { embeddedEnv, ROOT, runCli, serveProcess, type ServeProcess } from '../support/process';
 import { startReceiver } from '../support/receiver';
 
 /** A ceiling against hangs on a loaded two-core machine, not a target. */
 const TIMEOUT_MS = 600_000;
 
-const baseEnv = (dataDir: string): NodeJS.ProcessEnv => ({
-  ...process.env,
-  DATA_DIR: dataDir,
-  DATABASE_URL: '',
-  HOST: '127.0.0.1',
-  PORT: '0',
-  LOG_LEVEL: 'info',
-  LOG_FORMAT: 'json',
-});
+const baseEnv = (dataDir: string): NodeJS.ProcessEnv => embeddedEnv(dataDir, { LOG_FORMAT: 'json' });
 
 describe('the CLI while the embedded server runs (its cluster, through the socket in DATA_DIR)', () => {
   let dataDir: string;

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createPostgresDatabase } from '../support/database';
-import { runCli, serveProcess, type ServeProcess } from '../support/process';
+import { embeddedEnv, runCli, serveProcess, type ServeProcess } from '../support/process';
 import { Webhook } from 'standardwebhooks';
 import { startReceiver } from '../support/receiver';
 
@@ -19,15 +19,7 @@ describe('sync-gateway CLI and server process (embedded PostgreSQL)', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'sgw-cli-'));
-    env = {
-      ...process.env,
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
-    };
+    env = embeddedEnv(dataDir, { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' });
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 

@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createPostgresDatabase } from '../support/database';
-import { runCli, serveProcess } from '../support/process';
+import { embeddedEnv, runCli, serveProcess } from '../support/process';
 
 /** Each CLI run starts a process and opens the store; with other suites beside it, that takes a while. */
 const TIMEOUT_MS = 240_000;
@@ -11,14 +11,7 @@ const FIXTURE = path.join(__dirname, '..', 'fixtures', 'pglite-0.1', 'pglite-sto
 
 describe('sync-gateway backup, restore and import-pglite (as processes)', () => {
   let work: string;
-  const envFor = (dataDir: string): NodeJS.ProcessEnv => ({
-    ...process.env,
-    DATA_DIR: dataDir,
-    DATABASE_URL: '',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-  });
+  const envFor = (dataDir: string): NodeJS.ProcessEnv => embeddedEnv(dataDir, { LOG_LEVEL: 'warn' });
 
   beforeAll(async () => {
     work = await mkdtemp(path.join(os.tmpdir(), 'sgw-store-cli-'));

@@ -8,7 +8,7 @@ import { attemptDelivery } from '../../src/deliveries/delivery';
 import { guardedConnector, WebhookBlockedError, type Lookup } from '../../src/deliveries/guarded-connect';
 import { createWorker } from '../../src/queue/worker';
 import { createNetworkPolicy, setWebhookNetworks } from '../../src/deliveries/network-policy';
-import { backends } from '../support/database';
+import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
 import { startReceiver } from '../support/receiver';
 
@@ -62,9 +62,7 @@ describe.each(backends)('SSRF guard on %s', (backend) => {
   });
   beforeEach(async () => {
     setWebhookNetworks(NOTHING_ALLOWED);
-    await ctx.db.prisma.outboundQueueItem.deleteMany();
-    await ctx.db.prisma.syncFailure.deleteMany();
-    await ctx.db.prisma.webhookConfig.deleteMany();
+    await clearDeliveries(ctx.db.prisma);
     v4.requests.length = 0;
     v6.hits.length = 0;
   });

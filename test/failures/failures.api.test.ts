@@ -1,6 +1,6 @@
 import { createToken } from '../../src/auth/token.service';
 import { createWebhook } from '../../src/webhooks/webhook.service';
-import { backends } from '../support/database';
+import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
 
 const report = (overrides: Record<string, unknown> = {}) => ({
@@ -15,9 +15,7 @@ describe.each(backends)('failures over REST on %s', (backend) => {
   const ctx = useApiFixture(backend);
 
   beforeEach(async () => {
-    await ctx.db.prisma.outboundQueueItem.deleteMany();
-    await ctx.db.prisma.syncFailure.deleteMany();
-    await ctx.db.prisma.webhookConfig.deleteMany();
+    await clearDeliveries(ctx.db.prisma);
   });
 
   const addWebhook = (entityType: 'product' | 'partner', direction: 'to_erp' | 'to_webshop', active = true) =>

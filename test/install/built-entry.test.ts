@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { runningClusterUrl } from '../../src/db/embedded-postgres';
-import { ROOT, serveProcess, type ServeProcess } from '../support/process';
+import { embeddedEnv, ROOT, serveProcess, type ServeProcess } from '../support/process';
 import { waitFor } from '../support/wait-for';
 
 /**
@@ -25,10 +25,7 @@ describe('the built entry point (npm start)', () => {
   beforeAll(async () => {
     if (!existsSync(path.join(ROOT, 'dist', 'bundle', 'main.js'))) throw new Error('dist/ is not built: run `npm run build`');
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'sgw-built-'));
-    server = await serveProcess(
-      { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' },
-      { built: true },
-    );
+    server = await serveProcess(embeddedEnv(dataDir, { REDIS_URL: '' }), { built: true });
   });
   afterAll(async () => {
     await server?.stop('SIGKILL');

@@ -9,7 +9,7 @@ import { setWebhookNetworks } from '../../src/deliveries/network-policy';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { createSecretBox } from '../../src/deliveries/secret-box';
 import { LOOPBACK_RECEIVERS } from '../support/http';
-import { serveProcess, type ServeProcess } from '../support/process';
+import { embeddedEnv, serveProcess, type ServeProcess } from '../support/process';
 import { startReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait-for';
 
@@ -36,17 +36,11 @@ describe('race: kill -9 then ready (embedded store, 100k records)', () => {
   beforeAll(async () => {
     receiver = await startReceiver((_req, index) => (index === 0 ? new Promise(() => undefined) : { status: 200 }));
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'sgw-crash-'));
-    env = {
-      ...process.env,
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
+    env = embeddedEnv(dataDir, {
       ENCRYPTION_KEY: key.toString('hex'),
       // The receiver is on loopback, which the SSRF guard refuses unless allowed.
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
-    };
+    });
     setWebhookNetworks(LOOPBACK_RECEIVERS);
     const db = await openStore({ dataDir, logger: pino({ level: 'silent' }) });
     try {

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import pino from 'pino';
 import { openStore, type Store } from '../../src/db/store';
-import { createPostgresDatabase, type TestDatabase } from '../support/database';
+import { asTestDatabase, createPostgresDatabase } from '../support/database';
 import { databaseUrl } from '../support/global-setup';
 import { startTestServer, type JsonResponse, type TestServer } from '../support/http';
 
@@ -32,16 +32,7 @@ describe('a database outage on the request path', () => {
       logger: pino({ level: 'silent' }),
       pool: { size: POOL_SIZE, timeoutMs: POOL_TIMEOUT_MS, statementTimeoutMs: 30_000 },
     });
-    const testDb: TestDatabase = {
-      backend: db.backend,
-      prisma: db.prisma,
-      sql: db.sql,
-      url: db.url,
-      queryCount: () => 0,
-      migrate: db.migrate,
-      close: db.close,
-    };
-    api = await startTestServer(testDb); // token cache off: every request looks its token up
+    api = await startTestServer(asTestDatabase(db)); // token cache off: every request looks its token up
     // On the server's maintenance database: the test database's connections are the ones refused.
     admin = new Client({ connectionString: databaseUrl(database.url, 'postgres') });
     await admin.connect();

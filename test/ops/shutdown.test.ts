@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runningClusterUrl } from '../../src/db/embedded-postgres';
-import { CLI, ROOT, serveProcess, type ServeProcess } from '../support/process';
+import { CLI, embeddedEnv, ROOT, serveProcess, type ServeProcess } from '../support/process';
 import { freePort, startRedisServer, type RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
 
@@ -33,16 +33,7 @@ describe('SIGTERM with Redis unreachable', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  const env = (redisUrl: string): NodeJS.ProcessEnv => ({
-    ...process.env,
-    DATA_DIR: dataDir,
-    DATABASE_URL: '',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    REDIS_URL: redisUrl,
-    SHUTDOWN_GRACE_MS: String(GRACE_MS),
-  });
+  const env = (redisUrl: string): NodeJS.ProcessEnv => embeddedEnv(dataDir, { REDIS_URL: redisUrl, SHUTDOWN_GRACE_MS: String(GRACE_MS) });
 
   async function stopsWithinGrace(running: ServeProcess): Promise<void> {
     const started = Date.now();

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import pino from 'pino';
 import { createWorker, type WorkerOptions } from '../../src/queue/worker';
 import { createWebhook } from '../../src/webhooks/webhook.service';
-import { backends } from '../support/database';
+import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
 import { startReceiver, type Reply } from '../support/receiver';
 
@@ -53,9 +53,7 @@ describe.each(backends)('delivery attempt log on %s', (backend) => {
   });
   afterAll(() => receiver.close());
   beforeEach(async () => {
-    await ctx.db.prisma.outboundQueueItem.deleteMany();
-    await ctx.db.prisma.syncFailure.deleteMany();
-    await ctx.db.prisma.webhookConfig.deleteMany();
+    await clearDeliveries(ctx.db.prisma);
     receiver.requests.length = 0;
     ({ id: configId } = await createWebhook(ctx.db.prisma, ctx.api.secrets, {
       url: receiver.url,

@@ -4,7 +4,7 @@ import { ASLEEP, BUSY, createWakeState, signalWork, wakeGate, WORK } from '../..
 import { createWorker } from '../../src/queue/worker';
 import type { QueueDatabase } from '../../src/queue/sql/queue-database';
 import { createWebhook } from '../../src/webhooks/webhook.service';
-import { backends } from '../support/database';
+import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
 import { startReceiver } from '../support/receiver';
 
@@ -57,9 +57,7 @@ describe.each(backends)('a worker behind the wake gate on %s', (backend) => {
   });
   afterAll(() => receiver.close());
   beforeEach(async () => {
-    await ctx.db.prisma.outboundQueueItem.deleteMany();
-    await ctx.db.prisma.syncFailure.deleteMany();
-    await ctx.db.prisma.webhookConfig.deleteMany();
+    await clearDeliveries(ctx.db.prisma);
     receiver.requests.length = 0;
     await createWebhook(ctx.db.prisma, ctx.api.secrets, {
       url: receiver.url,

@@ -6,6 +6,7 @@ import { queueDatabaseOverPg } from '../../src/queue/sql/queue-database';
 import { createWorker, DEFAULT_LEASE_MS, type Worker, type WorkerOptions } from '../../src/queue/worker';
 import { createSecretBox } from '../../src/deliveries/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
+import { clearDeliveries } from '../support/database';
 import { databaseUrl } from '../support/global-setup';
 import { useApiFixture } from '../support/http';
 import { workerProcess } from '../support/process';
@@ -61,8 +62,7 @@ describe('the delivery worker through database faults', () => {
   });
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));
-    await ctx.db.prisma.outboundQueueItem.deleteMany();
-    await ctx.db.prisma.webhookConfig.deleteMany();
+    await clearDeliveries(ctx.db.prisma);
   });
 
   it('re-establishes LISTEN after its connection is terminated and delivers at once again', async () => {

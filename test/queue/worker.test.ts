@@ -5,7 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { createWorker, type WorkerOptions } from '../../src/queue/worker';
 import { createWebhook } from '../../src/webhooks/webhook.service';
-import { backends } from '../support/database';
+import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
 import { startReceiver, type Reply } from '../support/receiver';
 
@@ -42,9 +42,7 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
   });
   afterAll(() => receiver.close());
   beforeEach(async () => {
-    await ctx.db.prisma.outboundQueueItem.deleteMany();
-    await ctx.db.prisma.syncFailure.deleteMany();
-    await ctx.db.prisma.webhookConfig.deleteMany();
+    await clearDeliveries(ctx.db.prisma);
     receiver.requests.length = 0;
     answer = () => ({ status: 200 });
     now = new Date(Date.now() + 1_000);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Client, Pool } from 'pg';
-import type { Backend } from '../../src/db/store';
+import type { Backend, Store } from '../../src/db/store';
 import { migratePostgres } from '../../src/db/migrations';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { databaseUrl } from './global-setup';
@@ -19,6 +19,11 @@ export type TestDatabase = {
   migrate(): Promise<string[]>;
   close(): Promise<void>;
 };
+
+/** A store the test opened itself, as the fixtures take a database (no query counting). */
+export function asTestDatabase(db: Store): TestDatabase {
+  return { backend: db.backend, prisma: db.prisma, sql: db.sql, url: db.url, queryCount: () => 0, migrate: db.migrate, close: db.close };
+}
 
 /** The embedded cluster always; the machine's PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
 export const backends: Backend[] = process.env.TEST_DATABASE_URL ? ['embedded', 'postgresql'] : ['embedded'];
@@ -122,4 +127,14 @@ export async function createLimitedRole(databaseUrlOf: string, limit: number): P
   url.username = role;
   url.password = password;
   return { url: url.toString(), drop: () => onServer(databaseUrl(databaseUrlOf, 'postgres'), `DROP ROLE IF EXISTS ${role}`) };
+}
+
+/**
+ * A clean slate for a delivery test: no queue item (their attempt logs go with them), no failure
+ * and no webhook configuration.
+ */
+export async function clearDeliveries(prisma: PrismaClient): Promise<void> {
+  await prisma.outboundQueueItem.deleteMany();
+  await prisma.syncFailure.deleteMany();
+  await prisma.webhookConfig.deleteMany();
 }

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { openStore, type Store } from '../../src/db/store';
 import type { PrismaClient } from '../../src/generated/prisma/client';
 import { createWebhook } from '../../src/webhooks/webhook.service';
-import type { TestDatabase } from './database';
+import { asTestDatabase, type TestDatabase } from './database';
 import type { TestServer } from './http';
 
 /** An embedded store (its own cluster) in a data directory of its own, opened and migrated as the server opens it. */
@@ -18,15 +18,7 @@ export async function openEmbeddedTestStore(
   return {
     db,
     dataDir,
-    asTestDatabase: () => ({
-      backend: db.backend,
-      prisma: db.prisma,
-      sql: db.sql,
-      url: db.url,
-      queryCount: () => 0,
-      migrate: db.migrate,
-      close: db.close,
-    }),
+    asTestDatabase: () => asTestDatabase(db),
     remove: () => rm(dataDir, { recursive: true, force: true }),
   };
 }

@@ -16,6 +16,14 @@ export const sourceModule = (name: string): string =>
 /** `node ...CLI <command>` runs sync-gateway. */
 export const CLI = [...LOADER, sourceModule('cli/main')];
 
+/**
+ * The environment of a service process (or a CLI command) on its own embedded store in `dataDir`,
+ * listening on a free port of loopback; `extra` adds or overrides variables.
+ */
+export function embeddedEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...extra };
+}
+
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
 /** `sync-gateway <args>` as a process of its own, from the sources. */

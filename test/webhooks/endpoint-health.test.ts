@@ -6,7 +6,7 @@ import { createToken } from '../../src/auth/token.service';
 import { createSecretBox } from '../../src/deliveries/secret-box';
 import { createWorker, type WorkerOptions } from '../../src/queue/worker';
 import { recordResults, type AttemptResult } from '../../src/queue/sql/record-results';
-import { backends } from '../support/database';
+import { backends, clearDeliveries } from '../support/database';
 import { startTestServer, useApiFixture } from '../support/http';
 import { eventually, sseSubscriber, SUBSCRIPTION, type Streamed } from '../support/operational-events';
 import { startReceiver, type Reply } from '../support/receiver';
@@ -58,9 +58,7 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
   });
   afterAll(() => receiver.close());
   beforeEach(async () => {
-    await ctx.db.prisma.outboundQueueItem.deleteMany();
-    await ctx.db.prisma.syncFailure.deleteMany();
-    await ctx.db.prisma.webhookConfig.deleteMany();
+    await clearDeliveries(ctx.db.prisma);
     receiver.requests.length = 0;
     answer = () => ({ status: 200 });
     // The worker's clock, ahead of the database's: an item queued later in the test (at the

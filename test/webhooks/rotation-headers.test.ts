@@ -5,7 +5,7 @@ import { createToken } from '../../src/auth/token.service';
 import { createWorker } from '../../src/queue/worker';
 import { sendTestEvent } from '../../src/webhooks/webhook-test.service';
 import { getWebhook, signatureSwitchOf } from '../../src/webhooks/webhook.service';
-import { backends } from '../support/database';
+import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
 import { startReceiver, type ReceivedRequest, type Reply } from '../support/receiver';
 
@@ -86,9 +86,7 @@ describe.each(backends)('signature headers through a secret rotation on %s', (ba
   });
   afterAll(() => receiver.close());
   beforeEach(async () => {
-    await ctx.db.prisma.outboundQueueItem.deleteMany();
-    await ctx.db.prisma.syncFailure.deleteMany();
-    await ctx.db.prisma.webhookConfig.deleteMany();
+    await clearDeliveries(ctx.db.prisma);
     answer = () => ({ status: 204 });
   });
 

@@ -5,7 +5,7 @@ import { createToken } from '../../src/auth/token.service';
 import { createWorker } from '../../src/queue/worker';
 import { decodeKeyring } from '../../src/deliveries/signing-keys';
 import { rotateWebhookSecret } from '../../src/webhooks/webhook.service';
-import { backends } from '../support/database';
+import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
 import { startReceiver, type ReceivedRequest, type Reply } from '../support/receiver';
 import { svixVerify } from '../support/svix-verify';
@@ -68,9 +68,7 @@ describe.each(backends)('webhook secrets and test events on %s', (backend) => {
   });
   afterAll(() => receiver.close());
   beforeEach(async () => {
-    await ctx.db.prisma.outboundQueueItem.deleteMany();
-    await ctx.db.prisma.syncFailure.deleteMany();
-    await ctx.db.prisma.webhookConfig.deleteMany();
+    await clearDeliveries(ctx.db.prisma);
     receiver.requests.length = 0;
     answer = () => ({ status: 204 });
   });
