@@ -1,13 +1,13 @@
 import type { Pool, PoolClient } from 'pg';
-import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { Prisma } from '../generated/prisma/client';
 import { checkedColumns, prismaShapes } from './prepared-query';
 
 /**
- * Push transactions on PostgreSQL straight through the pg pool beneath Prisma's adapter (ADR 0031,
- * "History cost"): BEGIN, the push's statements, COMMIT on one pooled connection, without
- * Prisma's interactive-transaction and raw-query layers. Results come back as Prisma's raw
- * queries return them (`prismaShapes`; any other column type is refused loudly, as in
- * `queryPrepared`), so the same statements run unchanged under Prisma on the embedded store.
+ * Push transactions straight through the pg pool beneath Prisma's adapter (ADR 0031, "History
+ * cost"): BEGIN, the push's statements, COMMIT on one pooled connection, without Prisma's
+ * interactive-transaction and raw-query layers. Results come back as Prisma's raw queries return
+ * them (`prismaShapes`; any other column type is refused loudly, as in `queryPrepared`), so a
+ * statement written for Prisma's raw queries runs here unchanged.
  */
 
 /**
@@ -20,19 +20,6 @@ export type PgRunner = {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
 };
-
-/** The pool a Prisma client's adapter draws from, for clients opened on PostgreSQL. */
-const pools = new WeakMap<PrismaClient, Pool>();
-
-/** Called where a PostgreSQL client is opened: its pushes then run through `pool` directly. */
-export function attachPool(prisma: PrismaClient, pool: Pool): void {
-  pools.set(prisma, pool);
-}
-
-/** The pool attached to `prisma`, if any (none on the embedded store). */
-export function attachedPool(prisma: PrismaClient): Pool | undefined {
-  return pools.get(prisma);
-}
 
 function runnerOn(client: PoolClient): PgRunner {
   const rows = async <T>(text: string, values: unknown[]): Promise<T> => {
