@@ -100,7 +100,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
     },
   ];
 
-  const bounds = useRequestBounds(config.requestBounds, schema);
+  const bounds = useRequestBounds({ bounds: config.requestBounds, schema });
   const yoga = createYoga<ServerContext, RequestContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -146,7 +146,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
     // Idempotency-Key is claimed or a body parsed; an Idempotency-Key is claimed (or its
     // answer replayed) before the REST edge vets what SOFA executes, so a 400 is replayed as well.
     plugins: [
-      useRequestLog(logger),
+      useRequestLog({ logger }),
       useSecurityHeaders(),
       useBodyLimits({ maxBytes: config.maxBodyBytes, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useRateLimit({
@@ -167,8 +167,8 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       }),
       useApiReference(),
       useGraphiqlAssets(),
-      usePublicRoutes(publicDocuments),
-      useAdminConsole(config.consoleDir, { registration: accountDeps.registration }),
+      usePublicRoutes({ documents: publicDocuments }),
+      useAdminConsole({ buildDir: config.consoleDir, registration: accountDeps.registration }),
       useBearerAuth({
         ...authenticator,
         publicRoutes: [
@@ -204,7 +204,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       bounds.count,
       useCompiledExecution(),
       bounds.run,
-      useRevocableStreams(liveStreams),
+      useRevocableStreams({ liveStreams }),
     ],
   });
   return Object.assign(yoga, { liveStreams });

@@ -34,6 +34,13 @@ const CONSOLE_CSP = [
 
 type StaticFile = { body: Uint8Array<ArrayBuffer>; contentType: string; immutable: boolean };
 
+export type AdminConsoleOptions = {
+  /** The console's Vite build (dist/console unless given). */
+  buildDir?: string | undefined;
+  /** Told to the page, so that sign-in offers no registration the server would refuse. */
+  registration?: RegistrationMode;
+};
+
 /**
  * Serves the admin console's built files under /admin without a token (the page holds no data;
  * every GraphQL call it makes carries the signed-in session). Any other path under /admin is the
@@ -41,7 +48,7 @@ type StaticFile = { body: Uint8Array<ArrayBuffer>; contentType: string; immutabl
  * few hundred kilobytes. The page is told the REGISTRATION mode in a meta tag, so the sign-in page
  * offers no registration that the server would refuse (no query is public, and this needs none).
  */
-export function useAdminConsole(buildDir = CONSOLE_BUILD_DIR, options: { registration?: RegistrationMode } = {}): Plugin {
+export function useAdminConsole({ buildDir = CONSOLE_BUILD_DIR, ...options }: AdminConsoleOptions = {}): Plugin {
   const files = loadBuild(buildDir);
   const built = files.get('/index.html');
   const index = built && options.registration ? withRegistration(built, options.registration) : built;

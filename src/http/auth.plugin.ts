@@ -9,18 +9,18 @@ import { authenticate, type Authenticator } from './authenticate';
 
 export type PublicRoute = { method: string; path: string };
 
+export type BearerAuthOptions = Authenticator & {
+  publicRoutes: readonly PublicRoute[];
+  publicGraphqlFields: ReadonlySet<string>;
+  graphqlEndpoint: string;
+  logger: Logger;
+};
+
 /**
  * Every route needs `Authorization: Bearer <token>` except the public ones. (Yoga renders the
  * GraphiQL page before any plugin runs and never executes a query there.)
  */
-export function useBearerAuth(
-  options: Authenticator & {
-    publicRoutes: readonly PublicRoute[];
-    publicGraphqlFields: ReadonlySet<string>;
-    graphqlEndpoint: string;
-    logger: Logger;
-  },
-): Plugin<object, ServerContext> {
+export function useBearerAuth(options: BearerAuthOptions): Plugin<object, ServerContext> {
   const isPublic = (method: string, path: string) =>
     options.publicRoutes.some((r) => r.path === path && (r.method === method || (r.method === 'GET' && method === 'HEAD')));
   return {

@@ -12,13 +12,15 @@ const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 type OnRequestPayload = Parameters<NonNullable<Plugin<object, ServerContext>['onRequest']>>[0];
 
+export type BodyLimitsOptions = { maxBytes: number; graphqlEndpoint: string };
+
 /**
  * Reads every request body once, before anything else touches it: at most `maxBytes` (413),
  * valid UTF-8 and JSON nested at most MAX_JSON_DEPTH deep (400). Later plugins read
  * `serverContext.bodyText`. Outside /api the request is replaced by one carrying the same text
  * (Yoga reads /graphql's body itself); under /api the REST edge builds the one request SOFA reads.
  */
-export function useBodyLimits(options: { maxBytes: number; graphqlEndpoint: string }): Plugin<object, ServerContext> {
+export function useBodyLimits(options: BodyLimitsOptions): Plugin<object, ServerContext> {
   const readBody = async ({ request, url, serverContext, setRequest, endResponse, fetchAPI }: OnRequestPayload): Promise<void> => {
     try {
       const text = await readBodyText(request, options.maxBytes);

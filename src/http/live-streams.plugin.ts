@@ -10,11 +10,13 @@ const revokedResult = (): ExecutionResult => ({
   errors: [new GraphQLError('The token or session of this subscription was revoked', { extensions: { code: 'UNAUTHENTICATED' } })],
 });
 
+export type RevocableStreamsOptions = { liveStreams: LiveStreams };
+
 /**
  * Ends a subscription's stream over HTTP (SSE, multipart) when its credential is revoked: one last
  * result with an UNAUTHENTICATED error, then the stream completes.
  */
-export function useRevocableStreams(liveStreams: LiveStreams): Plugin {
+export function useRevocableStreams({ liveStreams }: RevocableStreamsOptions): Plugin {
   return {
     onSubscribe({ args }) {
       const context = args.contextValue as { auth?: AuthInfo | null | undefined; [GRAPHQL_WS_CONTEXT_FLAG]?: boolean };

@@ -3,8 +3,10 @@ import type { PublicRoute } from './auth.plugin';
 
 export type PublicDocument = PublicRoute & { contentType: string; render: () => string };
 
+export type PublicRoutesOptions = { documents: readonly PublicDocument[] };
+
 /** Serves the unauthenticated documents (health, OpenAPI, ai-context); built once, served from memory. */
-export function usePublicRoutes(documents: readonly PublicDocument[]): Plugin {
+export function usePublicRoutes({ documents }: PublicRoutesOptions): Plugin {
   const cache = new Map<string, string>();
   return {
     onRequest({ request, url, endResponse }) {

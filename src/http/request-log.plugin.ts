@@ -5,11 +5,13 @@ import type { ServerContext } from '../graphql/context';
 import { GRAPHQL_ENDPOINT } from './endpoints';
 import { REQUEST_ID_HEADER, SAFE_REQUEST_ID } from './request-id';
 
+export type RequestLogOptions = { logger: Logger };
+
 /**
  * Gives every request an id (the caller's X-Request-Id when sane), returns it in the response,
  * adds it to JSON error bodies so a support ticket can quote it, and logs one line per request.
  */
-export function useRequestLog(logger: Logger): Plugin<object, ServerContext> {
+export function useRequestLog({ logger }: RequestLogOptions): Plugin<object, ServerContext> {
   return {
     onRequest({ request, url, serverContext }) {
       const given = request.headers.get(REQUEST_ID_HEADER);

@@ -56,11 +56,7 @@ function clientIp(
   return serverContext.req?.socket?.remoteAddress ?? 'unknown';
 }
 
-/**
- * Runs before authentication so that every response (401s included) is counted and carries the
- * X-RateLimit-* headers; past the limit the request is answered 429 before anything is applied.
- */
-export function useRateLimit(options: {
+export type RateLimitOptions = {
   limiters: RateLimiters;
   authenticator: Authenticator;
   graphqlEndpoint: string;
@@ -69,7 +65,13 @@ export function useRateLimit(options: {
   onRejected?: (kind: RateClass) => void;
   /** Probes (GET /health, /ready) must answer while Redis or the database is down: never limited. */
   exemptPaths?: readonly string[];
-}): Plugin<object, ServerContext> {
+};
+
+/**
+ * Runs before authentication so that every response (401s included) is counted and carries the
+ * X-RateLimit-* headers; past the limit the request is answered 429 before anything is applied.
+ */
+export function useRateLimit(options: RateLimitOptions): Plugin<object, ServerContext> {
   const exempt = new Set(options.exemptPaths ?? []);
   return {
     async onRequest({ request, url, serverContext, endResponse }) {

@@ -9,11 +9,7 @@ import type { Readiness } from './readiness';
 export const READY_PATH = '/ready';
 export const METRICS_PATH = '/metrics';
 
-/**
- * GET /ready (public) and GET /metrics (behind the bearer token, like the API), and the request
- * metrics, labelled by route template so that ids do not explode the label space.
- */
-export function useOps(options: {
+export type OpsOptions = {
   metrics: Metrics;
   readiness: () => Promise<Readiness>;
   routes: readonly RestRoute[];
@@ -21,7 +17,13 @@ export function useOps(options: {
   /** Trees of paths counted under one label, `<prefix>/*` (the admin console's files and routes). */
   prefixPaths?: readonly string[];
   logger: Logger;
-}): Plugin<object, ServerContext> {
+};
+
+/**
+ * GET /ready (public) and GET /metrics (behind the bearer token, like the API), and the request
+ * metrics, labelled by route template so that ids do not explode the label space.
+ */
+export function useOps(options: OpsOptions): Plugin<object, ServerContext> {
   const matcher = createRouteMatcher(options.routes);
   const fixed = new Set([...options.fixedPaths, READY_PATH, METRICS_PATH]);
   const templateOf = (method: string, pathname: string): string => {

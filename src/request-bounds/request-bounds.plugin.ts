@@ -14,6 +14,8 @@ type Execute = (args: ExecutionArgs) => unknown;
 /** Retry-After of a refused expensive operation: the ones running end within seconds. */
 const RETRY_AFTER_SECONDS = 1;
 
+export type RequestBoundsOptions = { bounds: RequestBounds; schema: GraphQLSchema };
+
 /**
  * What one operation may cost, on /graphql, graphql-ws and the SOFA routes alike (ADR 0043), as two
  * plugins: `count` (listed before compiled execution, so a refused document is never compiled)
@@ -25,7 +27,7 @@ const RETRY_AFTER_SECONDS = 1;
  * The node bounds and MAX_RESPONSE_BYTES are read from `bounds` on every request (tests change
  * them on a running server); the slot counts are fixed when the plugins are made.
  */
-export function useRequestBounds(bounds: RequestBounds, schema: GraphQLSchema): { count: Plugin<Context>; run: Plugin<Context> } {
+export function useRequestBounds({ bounds, schema }: RequestBoundsOptions): { count: Plugin<Context>; run: Plugin<Context> } {
   // Made now, so that a list field without a size stops the server at start (list-sizes.ts); SOFA's
   // filtered schema gets its own counter on first use.
   const counters = new WeakMap<GraphQLSchema, ReturnType<typeof createNodeCounter>>([[schema, createNodeCounter(schema)]]);

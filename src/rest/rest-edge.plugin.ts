@@ -8,12 +8,14 @@ import type { ServerContext } from '../graphql/context';
 import { buildOpenApiDocument, documentedQueryParameters } from './openapi';
 import { API_BASE, createRouteMatcher, type RestRoute } from '../routing/route-table';
 
+export type RestEdgeOptions = { schema: GraphQLSchema; routes: readonly RestRoute[] };
+
 /**
  * The thin HTTP edge in front of SOFA: only routes of the table exist, bodies (already size- and
  * depth-checked by the body-limits plugin) are parsed and normalised (a bare product object
  * becomes {products: [it]}), and arguments are validated with field names. SOFA sees only requests it can execute.
  */
-export function useRestEdge(options: { schema: GraphQLSchema; routes: readonly RestRoute[] }): Plugin<object, ServerContext> {
+export function useRestEdge(options: RestEdgeOptions): Plugin<object, ServerContext> {
   const matcher = createRouteMatcher(options.routes);
   // The document is the contract: a parameter it does not list is refused, one it lists never is.
   const document = buildOpenApiDocument(options.schema, options.routes);

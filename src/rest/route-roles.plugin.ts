@@ -6,13 +6,15 @@ import type { ServerContext } from '../graphql/context';
 import { API_BASE, createRouteMatcher, type RestRoute } from '../routing/route-table';
 import { routeRoles } from './route-roles';
 
+export type RouteRolesOptions = { schema: GraphQLSchema; routes: readonly RestRoute[] };
+
 /**
  * Refuses a REST call its token's role may not make (ADR 0044) as soon as the caller is known:
  * before its Idempotency-Key is claimed and before its body is parsed, so a webshop token's 10 MB
  * push costs a lookup, and a refusal is a 403 whatever else is wrong with the request. GraphQL
  * enforces the same grants field by field (scope auth); this is the REST edge's early answer.
  */
-export function useRouteRoles(options: { schema: GraphQLSchema; routes: readonly RestRoute[] }): Plugin<object, ServerContext> {
+export function useRouteRoles(options: RouteRolesOptions): Plugin<object, ServerContext> {
   const matcher = createRouteMatcher(options.routes);
   const allowed = new Map(options.routes.map((route) => [route, routeRoles(options.schema, route)]));
   return {
