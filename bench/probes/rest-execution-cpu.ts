@@ -5,14 +5,14 @@
  * executor (what Yoga runs) and through graphql-jit's compiled query (what the REST edge runs,
  * `src/graphql/compiled-execution.plugin.ts`). No HTTP, no database: only the executor differs.
  *
- *   npx tsx bench/rest-execution-cpu.ts
+ *   npx tsx bench/probes/rest-execution-cpu.ts
  */
 import { normalizedExecutor } from '@graphql-tools/executor';
 import { buildOperationNodeForField, mapSchema, MapperKind } from '@graphql-tools/utils';
 import { Kind, OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import { restRoutes, schema } from '../src/modules';
-import { restSchema, sofaConfig } from '../src/rest/sofa';
+import { restRoutes, schema } from '../../src/modules';
+import { restSchema, sofaConfig } from '../../src/rest/sofa';
 
 const EXECUTIONS = Number(process.env.EXECUTIONS ?? 5_000);
 const ROUNDS = 5;

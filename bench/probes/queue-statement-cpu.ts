@@ -7,14 +7,14 @@
  *
  * On a fresh database migrated by the service's CLI (BENCH_DATABASE_URL's server):
  *
- *   npx tsx bench/queue-statement-cpu.ts
+ *   npx tsx bench/probes/queue-statement-cpu.ts
  */
 import { Client } from 'pg';
-import { queueDatabaseOverPg } from '../src/queue/sql/queue-database';
-import { recordResults } from '../src/queue/sql/record-results';
-import { claimDueItems } from '../src/queue/sql/claim-due-items';
-import { processCpuSeconds } from './lib/cpu';
-import { freshDatabase } from './lib/service';
+import { queueDatabaseOverPg } from '../../src/queue/sql/queue-database';
+import { recordResults } from '../../src/queue/sql/record-results';
+import { claimDueItems } from '../../src/queue/sql/claim-due-items';
+import { processCpuSeconds } from '../lib/cpu';
+import { freshDatabase } from '../lib/service';
 
 /** CPU milliseconds a backend has used so far. */
 const cpu = (pid: number) => processCpuSeconds(pid) * 1000;

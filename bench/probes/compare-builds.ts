@@ -4,7 +4,7 @@
  * database, against the same raw baselines, rounds interleaved (the builds alternate which goes
  * first), medians of the per-round ratios.
  *
- *   npx tsx bench/compare-builds.ts <root of build A> <root of build B>
+ *   npx tsx bench/probes/compare-builds.ts <root of build A> <root of build B>
  *
  * A root is a directory with bin/, dist/, prisma/ and package.json (a copy of a built checkout);
  * each service runs with the node flags and environment of its build's `npm start`. Knobs:
@@ -16,11 +16,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { backendCpuBetween, backendCpuSeconds, processCpuSeconds } from './lib/cpu';
-import { log, median, timed } from './lib/measure';
-import { api, freshDatabase, type FreshDatabase } from './lib/service';
-import { catalogue, rawSync } from './scenarios/product-sync';
-import { ENTRIES, rawUpsert, stockBatch } from './scenarios/stock-upsert';
+import { backendCpuBetween, backendCpuSeconds, processCpuSeconds } from '../lib/cpu';
+import { log, median, timed } from '../lib/measure';
+import { api, freshDatabase, type FreshDatabase } from '../lib/service';
+import { catalogue, rawSync } from '../scenarios/product-sync';
+import { ENTRIES, rawUpsert, stockBatch } from '../scenarios/stock-upsert';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const REQUESTS = Number(process.env.BENCH_STOCK_REQUESTS ?? 10);

@@ -4,7 +4,7 @@
  * build runs at once on its own fresh DATA_DIR, with its own `npm start` flags; the rounds
  * alternate which build goes first, so that the machine's drift reaches both.
  *
- *   npx tsx bench/compare-embedded.ts <root of build A> <root of build B>
+ *   npx tsx bench/probes/compare-embedded.ts <root of build A> <root of build B>
  *
  * A root holds bin/, dist/, prisma/ and package.json (a copy of a built checkout). Per round:
  * stock-upsert (10 × 10,000 stocks, half changed; rows/s), then the poll (`GET
@@ -14,10 +14,10 @@
  */
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { log, median, ROUNDS } from './lib/measure';
-import { startService, type Service } from './lib/service';
-import { pollRest, POLL_PRODUCTS, seedPendingProducts } from './scenarios/poll';
-import { prepareServiceStockUpsert, serviceStockUpsertRound, STOCK_REQUESTS_PER_ROUND } from './scenarios/stock-upsert';
+import { log, median, ROUNDS } from '../lib/measure';
+import { startService, type Service } from '../lib/service';
+import { pollRest, POLL_PRODUCTS, seedPendingProducts } from '../scenarios/poll';
+import { prepareServiceStockUpsert, serviceStockUpsertRound, STOCK_REQUESTS_PER_ROUND } from '../scenarios/stock-upsert';
 
 const POLL_SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 15);
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 60);
@@ -26,7 +26,7 @@ type Side = { name: string; service: Service; upsert: number[]; poll: number[] }
 
 async function main(): Promise<void> {
   const roots = process.argv.slice(2);
-  if (roots.length !== 2) throw new Error('usage: npx tsx bench/compare-embedded.ts <root A> <root B>');
+  if (roots.length !== 2) throw new Error('usage: npx tsx bench/probes/compare-embedded.ts <root A> <root B>');
   const sides: Side[] = [];
   try {
     for (const root of roots) sides.push({ name: root, service: await startService({ backend: 'embedded', root }), upsert: [], poll: [] });

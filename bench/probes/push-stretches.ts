@@ -8,10 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Agent, request } from 'node:http';
-import { threadCpuSeconds } from './lib/cpu';
-import { percentile } from './lib/measure';
-import { api, startService, type Service } from './lib/service';
-import { stockBatch } from './scenarios/stock-upsert';
+import { threadCpuSeconds } from '../lib/cpu';
+import { percentile } from '../lib/measure';
+import { api, startService, type Service } from '../lib/service';
+import { stockBatch } from '../scenarios/stock-upsert';
 
 const PUSHES = Number(process.env.PUSHES ?? 12);
 /** HEALTH=0: no /health loop (its own requests would fill a profile's stretches). */

@@ -6,7 +6,7 @@
  * delivered, CPU of the server process (every thread) from the first report to the last delivery,
  * and of the PostgreSQL backends serving its database (they share this machine's cores).
  *
- *   npx tsx bench/failure-variants.ts [name=/path/to/checkout ...]
+ *   npx tsx bench/probes/failure-variants.ts [name=/path/to/checkout ...]
  *
  * FV_REPORTS (default 3000), FV_ROUNDS (3), FV_SHAPES (`1,3`: configurations per report),
  * FV_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, given to the variants only).
@@ -16,10 +16,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { databaseCpuSeconds, processCpuSeconds, threadCpuSeconds } from './lib/cpu';
-import { reportRound, startReceiver, type Receiver, type ReportTarget } from './lib/failure-load';
-import { log, median } from './lib/measure';
-import { freshDatabase, ROOT, runCliCommand, spawnServe, startBaselineProcess, type FreshDatabase } from './lib/service';
+import { databaseCpuSeconds, processCpuSeconds, threadCpuSeconds } from '../lib/cpu';
+import { reportRound, startReceiver, type Receiver, type ReportTarget } from '../lib/failure-load';
+import { log, median } from '../lib/measure';
+import { freshDatabase, ROOT, runCliCommand, spawnServe, startBaselineProcess, type FreshDatabase } from '../lib/service';
 
 const REPORTS = Number(process.env.FV_REPORTS ?? 3000);
 const ROUNDS = Number(process.env.FV_ROUNDS ?? 3);

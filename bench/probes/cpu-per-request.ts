@@ -5,7 +5,7 @@
  * the same page through `POST /graphql`, and `POST /api/v1/failures` (no webhook configuration: the
  * HTTP path and the insert), against the raw node:http + pg poll baseline in the same run.
  *
- *   npx tsx bench/cpu-per-request.ts [variant=/path/to/checkout ...]
+ *   npx tsx bench/probes/cpu-per-request.ts [variant=/path/to/checkout ...]
  *
  * Each variant is a checkout with `bin/` and a built `dist/` (default: this one, as `this`), with
  * environment settings after a `?` (`main-warn=/work/main?LOG_LEVEL=warn`); rounds
@@ -21,10 +21,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import { backendCpuBetween, backendCpuSeconds, processCpuSeconds } from './lib/cpu';
-import { log, median } from './lib/measure';
-import { api, freshDatabase, ROOT, runCliCommand } from './lib/service';
-import { GRAPHQL_PAGE, seedPendingProducts } from './scenarios/poll';
+import { backendCpuBetween, backendCpuSeconds, processCpuSeconds } from '../lib/cpu';
+import { log, median } from '../lib/measure';
+import { api, freshDatabase, ROOT, runCliCommand } from '../lib/service';
+import { GRAPHQL_PAGE, seedPendingProducts } from '../scenarios/poll';
 
 const REQUESTS = Number(process.env.CPU_REQUESTS ?? 3000);
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 3);

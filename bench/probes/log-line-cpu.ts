@@ -2,13 +2,13 @@
  * CPU per request log line, measured alone: the service's own logger (src/logger.ts, JSON to
  * stdout, asynchronous, redaction on) writing the request line `useRequestLog` writes.
  *
- *   npx tsx bench/log-line-cpu.ts | cat > /dev/null          # lines in bursts of 500
- *   npx tsx bench/log-line-cpu.ts spaced | cat > /dev/null   # one line per event-loop turn
+ *   npx tsx bench/probes/log-line-cpu.ts | cat > /dev/null          # lines in bursts of 500
+ *   npx tsx bench/probes/log-line-cpu.ts spaced | cat > /dev/null   # one line per event-loop turn
  *
  * stdout must be a pipe someone drains (as when the service runs under a supervisor); the result
  * goes to stderr.
  */
-import { createLogger } from '../src/logger';
+import { createLogger } from '../../src/logger';
 
 const LINES = 200_000;
 const perTurn = process.argv[2] === 'spaced' ? 1 : 500;
