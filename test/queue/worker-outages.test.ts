@@ -103,9 +103,10 @@ describe('the delivery worker through database faults', () => {
       console.log(
         `LISTEN re-established ${reconnectMs} ms after pg_terminate_backend; report → delivery after it (ms): ${latencies.join(', ')}`,
       );
-      expect(reconnectMs).toBeLessThan(5_000);
-      // Without LISTEN they would wait up to the 60 s poll; the median is tens of ms on an idle machine.
-      expect(latencies[2]).toBeLessThan(1_000);
+      // The worker polls once a minute, longer than this test may run (its timeout): every one of
+      // the five deliveries above came through NOTIFY on the new LISTEN connection. The times are
+      // logged, not asserted (tens of ms on an idle machine; a loaded one is slower, never wrong).
+      expect(receiver.requests).toHaveLength(5);
     } finally {
       await receiver.close();
     }
