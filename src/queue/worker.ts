@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { databaseOutage, describeDatabaseError } from '../errors/database-errors';
+import { describeDatabaseError } from '../errors/database-errors';
 import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../deliveries/secret-box';
 import type { OperationalEvent } from '../events/live-events';
@@ -8,10 +7,11 @@ import { DEFAULT_DISABLE_AFTER_HOURS } from '../deliveries/endpoint-health';
 import { createItemAttempt } from './attempt-item';
 import { listenForQueueWork, type QueueListener } from './queue-listener';
 import { pruneExpired, startRetentionRuns, type PruneResult, type RetentionRuns, type RetentionSettings } from './retention';
-import { claimDueItems, type ClaimedItem } from './sql/claim-due-items';
-import { extendLeases } from './sql/extend-leases';
+import { createLeaseBook } from './lease-book';
+import { createResultWriter } from './result-writer';
+import type { ClaimedItem } from './sql/claim-due-items';
 import type { QueueDatabase } from './sql/queue-database';
-import { recordResults, type AttemptResult } from './sql/record-results';
+import type { AttemptResult } from './sql/record-results';
 import type { WakeGate } from './wake-gate';
 
 export type WorkerOptions = {
@@ -87,7 +87,8 @@ export type Worker = {
  * PostgreSQL) share the queue: due items are claimed with FOR UPDATE SKIP LOCKED under a lease,
  * and an attempt's result is written only while the lease is still this worker's. Deliveries run
  * as a pipeline: up to `concurrency` at once, freed slots claimed again at once, results written
- * in batches.
+ * in batches. Three parts: this claim loop, the lease book (lease-book.ts: claims, the heartbeat)
+ * and the result writer (result-writer.ts: batches, outages).
  */
 export function createWorker(options: WorkerOptions): Worker {
   const { database, logger } = options;
@@ -95,8 +96,26 @@ export function createWorker(options: WorkerOptions): Worker {
   const batchSize = options.batchSize ?? 100;
   const concurrency = Math.max(options.concurrency ?? 64, batchSize);
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
-  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const resultRetryMs = options.resultRetryMs ?? 10_000;
+  const leases = createLeaseBook({ database, clock, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, logger });
+  /** Completed items whose result is not written yet: once it is, `produce` may queue what follows them. */
+  const producedDone = new Set<number>();
+  const results = createResultWriter({
+    database,
+    leases,
+    clock,
+    disableAfterMs: options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_HOURS * 3_600_000,
+    resultRetryMs: options.resultRetryMs ?? 10_000,
+    isRunning: () => running,
+    logger,
+    onAttempt: options.onAttempt,
+    onOperationalEvents: options.onOperationalEvents,
+    onWritten(written) {
+      // A push channel's batch is done: its next one may be queued at once (ADR 0047).
+      let batchDone = false;
+      for (const r of written) if (producedDone.delete(r.id)) batchDone = true;
+      if (batchDone) wake();
+    },
+  });
   const attemptItem = createItemAttempt({ secrets: options.secrets, clock, timeoutMs: options.timeoutMs });
   const attempt = async (item: ClaimedItem, token: string): Promise<AttemptResult> => {
     const result = await attemptItem(item, token);
@@ -106,7 +125,6 @@ export function createWorker(options: WorkerOptions): Worker {
     }
     return result;
   };
-  const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_HOURS * 3_600_000;
 
   let running = false;
   let lastClaimAt: number | undefined;
@@ -122,94 +140,7 @@ export function createWorker(options: WorkerOptions): Worker {
   let unsubscribe: (() => void) | undefined;
   let listener: QueueListener | undefined;
   const inFlight = new Set<Promise<void>>();
-  /** Completed items whose result is not written yet: once it is, `produce` may queue what follows them. */
-  const producedDone = new Set<number>();
-  /** Items this worker holds a lease on (claimed, result not yet written): their leases are renewed. */
-  const held = new Map<number, string>();
-  let renewal: NodeJS.Timeout | undefined;
-  const unwritten: AttemptResult[] = [];
-  let writing: Promise<void> | undefined;
   let retentionRuns: RetentionRuns | undefined;
-
-  /** Claims due items together with their configuration (null when it was removed). */
-  async function claim(limit: number): Promise<{ token: string; items: ClaimedItem[] }> {
-    const token = randomUUID();
-    const now = clock();
-    const items = await claimDueItems(database, {
-      now,
-      token,
-      leaseUntil: new Date(now.getTime() + leaseMs),
-      limit,
-      exclude: [...held.keys()],
-    });
-    for (const item of items) held.set(item.id, token);
-    return { token, items };
-  }
-
-  /** The heartbeat: pushes out the leases of every item held, so only a dead worker's items expire. */
-  async function renewLeases(): Promise<void> {
-    if (held.size === 0) return;
-    await extendLeases(database, held, new Date(clock().getTime() + leaseMs));
-  }
-
-  /**
-   * Writes results, their attempt log and their configurations' health (ADR 0022) in one
-   * statement, each only while its lease is still ours; then tells of the batch's operational events.
-   */
-  async function writeResults(results: AttemptResult[]): Promise<void> {
-    if (results.length === 0) return;
-    const { written, events } = await recordResults(database, results, { now: clock(), disableAfterMs });
-    for (const r of results) held.delete(r.id);
-    // A push channel's batch is done: its next one may be queued at once (ADR 0047).
-    let batchDone = false;
-    for (const r of results) if (producedDone.delete(r.id)) batchDone = true;
-    if (batchDone) wake();
-    for (const row of written) options.onAttempt?.(row.status === 'pending' ? 'retry' : row.status);
-    const kept = new Set(written.map((w) => w.id));
-    for (const r of results) {
-      if (!kept.has(r.id)) logger.warn({ item: r.id }, 'delivery finished after its lease was taken over; result dropped');
-      else logger.debug({ item: r.id, status: r.status }, 'webhook attempt');
-    }
-    if (events.length > 0) options.onOperationalEvents?.(events);
-    for (const e of events)
-      if (e.event === 'webhook.disabled')
-        logger.warn({ webhook: e.webhookId, failingSince: e.failingSince }, 'webhook configuration disabled: failing too long');
-  }
-
-  /**
-   * The results are in memory and their leases are renewed meanwhile: a brief outage costs a
-   * retry, not a repeated delivery. After `resultRetryMs` the leases are let go; the items are
-   * delivered again by whoever claims them (at least once, never lost).
-   */
-  async function writeWithRetry(batch: AttemptResult[]): Promise<void> {
-    const started = Date.now();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await writeResults(batch);
-      } catch (error) {
-        const outage = databaseOutage(error);
-        if (!outage || Date.now() - started >= resultRetryMs || !running) {
-          for (const r of batch) held.delete(r.id);
-          logger.error({ err: error, items: batch.length }, 'could not record webhook attempts; they will be delivered again');
-          return;
-        }
-        if (attempt === 1) logger.warn({ outage, items: batch.length }, 'database unavailable while recording webhook attempts; retrying');
-        await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 100 * 2 ** attempt)));
-      }
-    }
-  }
-
-  /** Results of the pipeline go out together: one writer at a time, taking all that waits. */
-  function queueResult(result: AttemptResult): void {
-    unwritten.push(result);
-    writing ??= (async () => {
-      while (unwritten.length > 0) {
-        const batch = unwritten.splice(0, unwritten.length);
-        await writeWithRetry(batch);
-      }
-      writing = undefined;
-    })();
-  }
 
   function prune(): Promise<PruneResult> {
     const retention = options.retention;
@@ -229,9 +160,9 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function runOnce(): Promise<number> {
     await produce();
-    const { token, items } = await claim(batchSize);
+    const { token, items } = await leases.claim(batchSize);
     if (items.length === 0) return 0;
-    await writeResults(await Promise.all(items.map((item) => attempt(item, token))));
+    await results.write(await Promise.all(items.map((item) => attempt(item, token))));
     return items.length;
   }
 
@@ -241,11 +172,11 @@ export function createWorker(options: WorkerOptions): Worker {
    */
   async function fill(): Promise<boolean> {
     const limit = Math.min(batchSize, concurrency - inFlight.size);
-    const { token, items } = await claim(limit);
+    const { token, items } = await leases.claim(limit);
     for (const item of items) {
       const delivery: Promise<void> = attempt(item, token)
-        .then(queueResult, (error: unknown) => {
-          held.delete(item.id); // its lease runs out and it is attempted again
+        .then(results.queue, (error: unknown) => {
+          leases.release(item.id); // its lease runs out and it is attempted again
           logger.error({ err: error, item: item.id }, 'webhook attempt failed unexpectedly');
         })
         .finally(() => {
@@ -305,12 +236,7 @@ export function createWorker(options: WorkerOptions): Worker {
       // A reconnected listener wakes the loop too: work queued while it was away is claimed at once.
       if (options.databaseUrl)
         listener = listenForQueueWork(options.databaseUrl, { logger, onWork: wake, ownPayload: options.ownNotifications });
-      renewal = setInterval(
-        () => {
-          renewLeases().catch((error: unknown) => logger.warn({ cause: describeDatabaseError(error) }, 'could not renew delivery leases'));
-        },
-        Math.max(100, Math.floor(leaseMs / 3)),
-      );
+      leases.start();
       loop = run();
       if (options.retention) {
         const { intervalMs } = options.retention;
@@ -324,8 +250,8 @@ export function createWorker(options: WorkerOptions): Worker {
       await loop;
       // Deliveries under way finish and their results are written before the store closes.
       await Promise.all(inFlight);
-      await writing;
-      clearInterval(renewal);
+      await results.drained();
+      leases.stop();
       await listener?.close();
       await retentionRuns?.stop();
     },

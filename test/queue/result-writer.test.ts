@@ -1,0 +1,115 @@
+import pino from 'pino';
+import { createLeaseBook } from '../../src/queue/lease-book';
+import { createResultWriter } from '../../src/queue/result-writer';
+import type { QueueDatabase } from '../../src/queue/sql/queue-database';
+import type { AttemptResult } from '../../src/queue/sql/record-results';
+import { createWebhook } from '../../src/webhooks/webhook.service';
+import { backends, clearDeliveries } from '../support/database';
+import { useApiFixture } from '../support/http';
+import { waitFor } from '../support/wait-for';
+
+const logger = pino({ level: 'silent' });
+const LEASE_MS = 10_000;
+
+/** A connection refused, as pg reports it: what the writer takes for an outage and retries. */
+const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+/** The result writer on its own, with the worker's clock injected and a database that may refuse. */
+describe.each(backends)('result writer on %s', (backend) => {
+  const ctx = useApiFixture(backend);
+  let now: Date;
+  let refusals: number;
+  /** The real database, refusing the next `refusals` statements. */
+  const flaky: QueueDatabase = {
+    $queryRaw: (query, ...values) => (refusals-- > 0 ? Promise.reject(refused()) : ctx.db.prisma.$queryRaw(query, ...values)),
+  };
+
+  const completed = (id: number, token: string): AttemptResult => ({
+    id,
+    lease_token: token,
+    status: 'completed',
+    at: now.toISOString(),
+    status_code: 200,
+    error: null,
+    next_attempt_at: null,
+    counted: true,
+    attempt: 1,
+    started_at: now.toISOString(),
+    duration_ms: 5,
+    outcome: 'success',
+    http_status: 200,
+    attempt_error: null,
+    response_body: null,
+    retry_after: null,
+  });
+
+  beforeEach(async () => {
+    await clearDeliveries(ctx.db.prisma);
+    refusals = 0;
+    await createWebhook(ctx.db.prisma, ctx.api.secrets, {
+      url: 'http://127.0.0.1:9/hook',
+      entityType: 'product',
+      direction: 'to_webshop',
+      secret: 'result-writer-secret',
+    });
+    const res = await ctx.api.request('POST', '/api/v1/failures', {
+      body: { entity_type: 'product', external_id: 'R-1', source: 'erp', error_message: 'x' },
+    });
+    expect(res.status).toBe(201);
+    now = new Date(Date.now() + 1_000);
+  });
+
+  const setUp = (resultRetryMs: number) => {
+    const leases = createLeaseBook({ database: ctx.db.prisma, clock: () => now, leaseMs: LEASE_MS, logger });
+    const told = { written: [] as number[], attempts: [] as string[] };
+    const writer = createResultWriter({
+      database: flaky,
+      leases,
+      clock: () => now,
+      disableAfterMs: 0,
+      resultRetryMs,
+      isRunning: () => true,
+      logger,
+      onWritten: (results) => told.written.push(...results.map((r) => r.id)),
+      onAttempt: (outcome) => told.attempts.push(outcome),
+    });
+    return { leases, writer, told };
+  };
+  const statusOf = async (id: number) => (await ctx.db.prisma.outboundQueueItem.findUniqueOrThrow({ where: { id } })).status;
+
+  it('writes a queued result while its lease is the worker’s, releases the lease and says so', async () => {
+    const { leases, writer, told } = setUp(10_000);
+    const { token, items } = await leases.claim(10);
+    writer.queue(completed(items[0]!.id, token));
+    await writer.drained();
+    expect(await statusOf(items[0]!.id)).toBe('completed');
+    expect(told).toEqual({ written: [items[0]!.id], attempts: ['completed'] });
+    // Released: past its lease the item would be claimable (it is completed, so nothing is due).
+    expect((await leases.claim(10)).items).toEqual([]);
+  });
+
+  it('keeps a result through a brief outage and writes it once the database answers', async () => {
+    const { leases, writer, told } = setUp(10_000);
+    const { token, items } = await leases.claim(10);
+    refusals = 2;
+    writer.queue(completed(items[0]!.id, token));
+    await writer.drained();
+    expect(refusals).toBeLessThan(0); // both refusals were met, then the write went through
+    expect(await statusOf(items[0]!.id)).toBe('completed');
+    expect(told.written).toEqual([items[0]!.id]);
+  });
+
+  it('drops the result after resultRetryMs of outage and lets the lease go: the item is delivered again, not lost', async () => {
+    const { leases, writer, told } = setUp(0);
+    const { token, items } = await leases.claim(10);
+    refusals = 1_000;
+    writer.queue(completed(items[0]!.id, token));
+    await writer.drained();
+    refusals = 0;
+    expect(told.written).toEqual([]);
+    expect(await statusOf(items[0]!.id)).toBe('processing');
+    // Its lease runs out by the clock and, released, it is claimed again.
+    now = new Date(now.getTime() + 2 * LEASE_MS);
+    await waitFor(async () => (await leases.claim(10)).items.length === 1, 5_000, 'claimed again');
+  });
+});
