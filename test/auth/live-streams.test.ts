@@ -8,6 +8,7 @@ import { createEventHub } from '../../src/events/hub';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
 import { runCli } from '../support/process';
 import { startTestServer, useApiFixture, type TestServer } from '../support/http';
+import { waitFor } from '../support/wait-for';
 
 const SUBSCRIPTION = 'subscription { syncFailure { external_id error_message } }';
 
@@ -75,8 +76,7 @@ const receivedIds = (f: Feed) =>
   f.results.map((r) => (r.data as { syncFailure?: { external_id: string } } | undefined)?.syncFailure?.external_id);
 
 async function untilReceived(f: Feed, externalId: string): Promise<void> {
-  for (let i = 0; i < 100 && !receivedIds(f).includes(externalId); i++) await new Promise((r) => setTimeout(r, 50));
-  expect(receivedIds(f)).toContain(externalId);
+  await waitFor(() => receivedIds(f).includes(externalId), 5_000, `event ${externalId}`);
 }
 
 const REVOKE = 'mutation($t: String!) { revokeApiToken(idOrName: $t) { revokedAt } }';

@@ -7,6 +7,7 @@ import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_PATH, hasChromium, launchChromium } from '../support/browser';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
+import { waitFor } from '../support/wait-for';
 
 const describeWithChromium = hasChromium() ? describe : describe.skip;
 if (!hasChromium()) {
@@ -48,15 +49,13 @@ describeWithChromium('offline pages in Chromium', () => {
     await db?.close();
   });
 
-  /** Polls until the check holds (the pages render asynchronously); fails with the last value. */
+  /** Reads until the check holds (the pages render asynchronously); fails with the last value read. */
   const until = async <T>(read: () => Promise<T>, holds: (value: T) => boolean): Promise<T> => {
-    let value = await read();
-    for (let i = 0; i < 150 && !holds(value); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      value = await read();
-    }
-    expect(holds(value) ? 'held' : value).toBe('held');
-    return value;
+    let value: T | undefined;
+    // A timeout is reported below, with the last value read rather than waitFor's message.
+    await waitFor(async () => holds((value = await read())), 30_000, 'the page').catch(() => undefined);
+    expect(value !== undefined && holds(value) ? 'held' : value).toBe('held');
+    return value as T;
   };
 
   const openPage = async (path: string): Promise<Page> => {
