@@ -1,8 +1,7 @@
 import pino from 'pino';
 import { createLeaseBook } from '../../src/queue/lease-book';
-import { createWebhook } from '../../src/webhooks/webhook.service';
-import { backends, clearDeliveries } from '../support/database';
-import { useApiFixture } from '../support/http';
+import { backends } from '../support/database';
+import { queueOneDelivery, useApiFixture } from '../support/http';
 
 const logger = pino({ level: 'silent' });
 const LEASE_MS = 10_000;
@@ -16,17 +15,7 @@ describe.each(backends)('lease book on %s', (backend) => {
   const leaseOf = async (id: number) => (await ctx.db.prisma.outboundQueueItem.findUniqueOrThrow({ where: { id } })).leaseExpiresAt;
 
   beforeEach(async () => {
-    await clearDeliveries(ctx.db.prisma);
-    await createWebhook(ctx.db.prisma, ctx.api.secrets, {
-      url: 'http://127.0.0.1:9/hook',
-      entityType: 'product',
-      direction: 'to_webshop',
-      secret: 'lease-book-secret-01',
-    });
-    const res = await ctx.api.request('POST', '/api/v1/failures', {
-      body: { entity_type: 'product', external_id: 'L-1', source: 'erp', error_message: 'x' },
-    });
-    expect(res.status).toBe(201);
+    await queueOneDelivery(ctx, 'L-1');
     // The clock a second ahead of the database's now(), so the item is due by it.
     now = new Date(Date.now() + 1_000);
   });

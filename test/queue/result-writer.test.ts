@@ -3,9 +3,8 @@ import { createLeaseBook } from '../../src/queue/lease-book';
 import { createResultWriter } from '../../src/queue/result-writer';
 import type { QueueDatabase } from '../../src/queue/sql/queue-database';
 import type { AttemptResult } from '../../src/queue/sql/record-results';
-import { createWebhook } from '../../src/webhooks/webhook.service';
-import { backends, clearDeliveries } from '../support/database';
-import { useApiFixture } from '../support/http';
+import { backends } from '../support/database';
+import { queueOneDelivery, useApiFixture } from '../support/http';
 import { waitFor } from '../support/wait-for';
 
 const logger = pino({ level: 'silent' });
@@ -44,18 +43,8 @@ describe.each(backends)('result writer on %s', (backend) => {
   });
 
   beforeEach(async () => {
-    await clearDeliveries(ctx.db.prisma);
     refusals = 0;
-    await createWebhook(ctx.db.prisma, ctx.api.secrets, {
-      url: 'http://127.0.0.1:9/hook',
-      entityType: 'product',
-      direction: 'to_webshop',
-      secret: 'result-writer-secret',
-    });
-    const res = await ctx.api.request('POST', '/api/v1/failures', {
-      body: { entity_type: 'product', external_id: 'R-1', source: 'erp', error_message: 'x' },
-    });
-    expect(res.status).toBe(201);
+    await queueOneDelivery(ctx, 'R-1');
     now = new Date(Date.now() + 1_000);
   });
 

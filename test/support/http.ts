@@ -15,7 +15,8 @@ import { createSecretBox, type SecretBox } from '../../src/deliveries/secret-box
 import { setWebhookNetworks, type NetworkLists } from '../../src/deliveries/network-policy';
 import { randomBytes } from 'node:crypto';
 import type { Backend } from '../../src/db/store';
-import { openTestDatabase, type TestDatabase } from './database';
+import { clearDeliveries, openTestDatabase, type TestDatabase } from './database';
+import { createWebhook } from '../../src/webhooks/webhook.service';
 
 export type JsonResponse<T = any> = { status: number; headers: Headers; body: T; text: string }; // eslint-disable-line @typescript-eslint/no-explicit-any -- each test states the body it expects
 
@@ -177,4 +178,22 @@ export function useApiFixture(backend: Backend, options?: Parameters<typeof star
       return ready(api);
     },
   };
+}
+
+/**
+ * A clean queue holding one delivery: a webhook configuration for product failures (to a port
+ * nothing answers on, for tests that never send it) and one failure reported through the API.
+ */
+export async function queueOneDelivery(ctx: ApiFixture, externalId: string): Promise<void> {
+  await clearDeliveries(ctx.db.prisma);
+  await createWebhook(ctx.db.prisma, ctx.api.secrets, {
+    url: 'http://127.0.0.1:9/hook',
+    entityType: 'product',
+    direction: 'to_webshop',
+    secret: `queued-secret-${externalId}-0123`,
+  });
+  const res = await ctx.api.request('POST', '/api/v1/failures', {
+    body: { entity_type: 'product', external_id: externalId, source: 'erp', error_message: 'x' },
+  });
+  if (res.status !== 201) throw new Error(`the failure report answered ${res.status}`);
 }
