@@ -34,6 +34,7 @@ import { renderAiContext } from './rest/ai-context';
 import { createRestErrorHandler } from './rest/error-handler';
 import { buildOpenApiDocument } from './rest/openapi';
 import { useRestEdge } from './rest/rest-edge.plugin';
+import { useRouteMatch } from './http/route-match.plugin';
 import { useRouteRoles } from './rest/route-roles.plugin';
 import { useCompiledExecution } from './graphql/compiled-execution.plugin';
 import { useRequestBounds } from './request-bounds/request-bounds.plugin';
@@ -101,6 +102,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
   ];
 
   const bounds = useRequestBounds({ bounds: config.requestBounds, schema });
+  const routing = useRouteMatch({ routes: restRoutes });
   const yoga = createYoga<ServerContext, RequestContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -141,12 +143,14 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       tokenCache,
       credentialsRevoked,
     }),
-    // Order matters: the body is read once and bounded before anyone parses it; the rate limit
-    // counts every request (401s too) before auth answers; a role's refusal (403) comes before an
-    // Idempotency-Key is claimed or a body parsed; an Idempotency-Key is claimed (or its
+    // Order matters: the route is matched once, first, for every plugin that reads it (routeOf
+    // throws if one comes before); the body is read once and bounded before anyone parses it; the
+    // rate limit counts every request (401s too) before auth answers; a role's refusal (403) comes
+    // before an Idempotency-Key is claimed or a body parsed; an Idempotency-Key is claimed (or its
     // answer replayed) before the REST edge vets what SOFA executes, so a 400 is replayed as well.
     plugins: [
       useRequestLog({ logger }),
+      routing.plugin,
       useSecurityHeaders(),
       useBodyLimits({ maxBytes: config.maxBodyBytes, graphqlEndpoint: GRAPHQL_ENDPOINT }),
       useRateLimit({
@@ -160,6 +164,7 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       }),
       useHttpConventions({
         routes: restRoutes,
+        routing,
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         getPaths: [...publicDocuments.map((d) => d.path), READY_PATH, METRICS_PATH],
         getPrefixes: [CONSOLE_PATH, API_REFERENCE_PATH, GRAPHIQL_ASSETS_PATH],
@@ -184,14 +189,14 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       useOps({
         metrics,
         readiness,
-        routes: restRoutes,
+        routing,
         fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)],
         prefixPaths: [CONSOLE_PATH, API_REFERENCE_PATH, GRAPHIQL_ASSETS_PATH],
         logger,
       }),
-      useRouteRoles({ schema, routes: restRoutes }),
-      useIdempotencyKeys({ prisma: db.prisma, routes: restRoutes, logger }),
-      useRestEdge({ schema, routes: restRoutes }),
+      useRouteRoles({ schema, routes: restRoutes, routing }),
+      useIdempotencyKeys({ prisma: db.prisma, routing, logger }),
+      useRestEdge({ schema, routes: restRoutes, routing }),
       useRestSofa({
         ...sofaConfig(schema, restRoutes),
         // SOFA types its handler with fets' Response; the WHATWG Response is what it returns at run time.

@@ -2,12 +2,14 @@ import { STATUS_CODES } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
 import { errorResponse, type ErrorBody } from '../errors/app-error';
 import type { ServerContext } from '../graphql/context';
-import { API_BASE, createRouteMatcher, type RestRoute } from '../routing/route-table';
+import { API_BASE, type RestRoute } from '../routing/route-table';
+import type { RouteMatching } from './route-match.plugin';
 
 type ConventionsContext = ServerContext & { headRequest?: boolean };
 
 export type HttpConventionsOptions = {
   routes: readonly RestRoute[];
+  routing: RouteMatching;
   graphqlEndpoint: string;
   /** Paths that only answer GET (and so HEAD and OPTIONS): public documents, /ready, /metrics… */
   getPaths: readonly string[];
@@ -28,7 +30,6 @@ const JSON_WITHOUT_CHARSET = /^application\/([\w.+-]+\+)?json\s*$/i;
  * OPTIONS and 405 need no token); its onResponse sees the answer every earlier plugin produced.
  */
 export function useHttpConventions(options: HttpConventionsOptions): Plugin<object, ConventionsContext> {
-  const matcher = createRouteMatcher(options.routes);
   const getOnly = new Set(options.getPaths);
   const locations = new Map(options.routes.filter((r) => r.location).map((r) => [`${r.method} ${API_BASE}${r.path}`, r.location!]));
 
@@ -48,7 +49,7 @@ export function useHttpConventions(options: HttpConventionsOptions): Plugin<obje
     if (getOnly.has(pathname) || options.getPrefixes.some((p) => pathname === p || pathname.startsWith(`${p}/`))) {
       return ['GET', 'HEAD', 'OPTIONS'];
     }
-    const methods = matcher.allowedMethods(pathname);
+    const methods = options.routing.allowedMethods(pathname);
     if (methods.length === 0) return undefined;
     return [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'];
   };

@@ -6,7 +6,8 @@ import type { ServerContext } from '../graphql/context';
 import type { AuthInfo } from '../auth/token.service';
 import { IDEMPOTENCY_HEADER, idempotencyRef, keyProblem, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
 import { claimKey, completeKey, pruneExpiredKeys, releaseKey, renewLease, type KeyIdentity } from '../idempotency/idempotency.service';
-import { API_BASE, createRouteMatcher, type RestRoute } from '../routing/route-table';
+import { API_BASE } from '../routing/route-table';
+import type { RouteMatching } from './route-match.plugin';
 
 /** The headers of an answer that belong to it (not to the moment it is sent, like rate-limit counters). */
 const REPLAYED_HEADERS = ['content-type', 'location'];
@@ -15,7 +16,7 @@ type HeldKey = { id: KeyIdentity; leaseToken: string; renewal: NodeJS.Timeout };
 
 export type IdempotencyOptions = {
   prisma: PrismaClient;
-  routes: readonly RestRoute[];
+  routing: RouteMatching;
   logger: Logger;
   /** A claim not renewed for this long is taken to belong to a crashed process. */
   leaseMs?: number;
@@ -35,7 +36,6 @@ export function useIdempotencyKeys(options: IdempotencyOptions): Plugin<object, 
   const leaseMs = options.leaseMs ?? 30_000;
   const pruneIntervalMs = options.pruneIntervalMs ?? 600_000;
   const maxHoldMs = options.maxHoldMs ?? 600_000;
-  const matcher = createRouteMatcher(options.routes);
   const held = new WeakMap<object, HeldKey>();
   let lastPrune = 0;
 
@@ -49,7 +49,7 @@ export function useIdempotencyKeys(options: IdempotencyOptions): Plugin<object, 
   };
 
   const claim = async ({ request, url, serverContext, endResponse }: OnRequestPayload, value: string, auth: AuthInfo): Promise<void> => {
-    const match = matcher.match(request.method, url.pathname);
+    const match = options.routing.routeOf(serverContext);
     // Unknown routes get their 404/405 from the REST edge; public sign-in routes answer secrets that are not kept.
     if (match === undefined || match === 'method-not-allowed' || match.route.public) return;
     // A dry run stores nothing, so it neither consumes a key nor replays one (ADR 0028).

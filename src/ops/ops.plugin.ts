@@ -2,7 +2,8 @@ import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { requestErrorResponse } from '../errors/request-errors';
 import type { ServerContext } from '../graphql/context';
-import { createRouteMatcher, fullPath, type RestRoute } from '../routing/route-table';
+import type { RouteMatching } from '../http/route-match.plugin';
+import { fullPath } from '../routing/route-table';
 import type { Metrics } from './metrics';
 import type { Readiness } from './readiness';
 
@@ -12,7 +13,7 @@ export const METRICS_PATH = '/metrics';
 export type OpsOptions = {
   metrics: Metrics;
   readiness: () => Promise<Readiness>;
-  routes: readonly RestRoute[];
+  routing: RouteMatching;
   fixedPaths: readonly string[];
   /** Trees of paths counted under one label, `<prefix>/*` (the admin console's files and routes). */
   prefixPaths?: readonly string[];
@@ -24,13 +25,12 @@ export type OpsOptions = {
  * metrics, labelled by route template so that ids do not explode the label space.
  */
 export function useOps(options: OpsOptions): Plugin<object, ServerContext> {
-  const matcher = createRouteMatcher(options.routes);
   const fixed = new Set([...options.fixedPaths, READY_PATH, METRICS_PATH]);
-  const templateOf = (method: string, pathname: string): string => {
+  const templateOf = (serverContext: ServerContext, pathname: string): string => {
     if (fixed.has(pathname)) return pathname;
     const prefix = options.prefixPaths?.find((p) => pathname === p || pathname.startsWith(`${p}/`));
     if (prefix) return `${prefix}/*`;
-    const match = matcher.match(method, pathname);
+    const match = options.routing.matchedRoute(serverContext);
     return match && match !== 'method-not-allowed' ? fullPath(match.route) : 'other';
   };
   const serve = async ({ url, serverContext, endResponse }: OnRequestPayload): Promise<void> => {
@@ -60,7 +60,7 @@ export function useOps(options: OpsOptions): Plugin<object, ServerContext> {
     onResponse({ request, response, serverContext }) {
       const pathname = serverContext.pathname ?? new URL(request.url).pathname;
       const seconds = serverContext.startedAt ? (performance.now() - serverContext.startedAt) / 1000 : 0;
-      options.metrics.observeRequest(templateOf(request.method, pathname), request.method, response.status, seconds);
+      options.metrics.observeRequest(templateOf(serverContext, pathname), request.method, response.status, seconds);
     },
   };
 }

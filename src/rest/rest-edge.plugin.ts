@@ -6,9 +6,10 @@ import { PIECEWISE_MIN_CHARS } from '../pacing/json-body';
 import { perRecordBatchArgs, undecodableQueryParams, unknownBodyFields, validateRestArguments } from './arguments';
 import type { ServerContext } from '../graphql/context';
 import { buildOpenApiDocument, documentedQueryParameters } from './openapi';
-import { API_BASE, createRouteMatcher, type RestRoute } from '../routing/route-table';
+import type { RouteMatching } from '../http/route-match.plugin';
+import { API_BASE, type RestRoute } from '../routing/route-table';
 
-export type RestEdgeOptions = { schema: GraphQLSchema; routes: readonly RestRoute[] };
+export type RestEdgeOptions = { schema: GraphQLSchema; routes: readonly RestRoute[]; routing: RouteMatching };
 
 /**
  * The thin HTTP edge in front of SOFA: only routes of the table exist, bodies (already size- and
@@ -16,7 +17,6 @@ export type RestEdgeOptions = { schema: GraphQLSchema; routes: readonly RestRout
  * becomes {products: [it]}), and arguments are validated with field names. SOFA sees only requests it can execute.
  */
 export function useRestEdge(options: RestEdgeOptions): Plugin<object, ServerContext> {
-  const matcher = createRouteMatcher(options.routes);
   // The document is the contract: a parameter it does not list is refused, one it lists never is.
   const document = buildOpenApiDocument(options.schema, options.routes);
   const queryParameters = new Map(options.routes.map((r) => [r, documentedQueryParameters(document, r)]));
@@ -24,7 +24,7 @@ export function useRestEdge(options: RestEdgeOptions): Plugin<object, ServerCont
   return {
     onRequest({ request, url, setRequest, endResponse, fetchAPI, serverContext }) {
       if (!url.pathname.startsWith(`${API_BASE}/`)) return;
-      const match = matcher.match(request.method, url.pathname);
+      const match = options.routing.routeOf(serverContext);
       if (match === undefined) {
         endResponse(errorResponse('NOT_FOUND', `No route ${request.method} ${url.pathname}`));
         return;

@@ -3,10 +3,11 @@ import type { Plugin } from 'graphql-yoga';
 import { forbidden, type Role } from '../auth/roles';
 import { errorResponse } from '../errors/app-error';
 import type { ServerContext } from '../graphql/context';
-import { API_BASE, createRouteMatcher, type RestRoute } from '../routing/route-table';
+import type { RouteMatching } from '../http/route-match.plugin';
+import type { RestRoute } from '../routing/route-table';
 import { routeRoles } from './route-roles';
 
-export type RouteRolesOptions = { schema: GraphQLSchema; routes: readonly RestRoute[] };
+export type RouteRolesOptions = { schema: GraphQLSchema; routes: readonly RestRoute[]; routing: RouteMatching };
 
 /**
  * Refuses a REST call its token's role may not make (ADR 0044) as soon as the caller is known:
@@ -15,12 +16,10 @@ export type RouteRolesOptions = { schema: GraphQLSchema; routes: readonly RestRo
  * enforces the same grants field by field (scope auth); this is the REST edge's early answer.
  */
 export function useRouteRoles(options: RouteRolesOptions): Plugin<object, ServerContext> {
-  const matcher = createRouteMatcher(options.routes);
   const allowed = new Map(options.routes.map((route) => [route, routeRoles(options.schema, route)]));
   return {
-    onRequest({ request, url, serverContext, endResponse }) {
-      if (!url.pathname.startsWith(`${API_BASE}/`)) return;
-      const match = matcher.match(request.method, url.pathname);
+    onRequest({ serverContext, endResponse }) {
+      const match = options.routing.routeOf(serverContext);
       if (match === undefined || match === 'method-not-allowed') return; // the REST edge answers 404 and 405
       const roles = allowed.get(match.route);
       const role: Role | undefined = serverContext.auth?.role;
