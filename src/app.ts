@@ -35,6 +35,7 @@ import { createRestErrorHandler } from './rest/error-handler';
 import { buildOpenApiDocument } from './rest/openapi';
 import { useRestEdge } from './rest/rest-edge.plugin';
 import { useRouteMatch } from './http/route-match.plugin';
+import { useAuthentication } from './http/authentication.plugin';
 import { useRouteRoles } from './rest/route-roles.plugin';
 import { useCompiledExecution } from './graphql/compiled-execution.plugin';
 import { useRequestBounds } from './request-bounds/request-bounds.plugin';
@@ -145,7 +146,8 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
     }),
     // Order matters: the route is matched once, first, for every plugin that reads it (routeOf
     // throws if one comes before); the body is read once and bounded before anyone parses it; the
-    // rate limit counts every request (401s too) before auth answers; a role's refusal (403) comes
+    // caller is looked up once (the authentication step) for the rate limit, which counts every
+    // request (401s too) before the bearer gate answers; a role's refusal (403) comes
     // before an Idempotency-Key is claimed or a body parsed; an Idempotency-Key is claimed (or its
     // answer replayed) before the REST edge vets what SOFA executes, so a 400 is replayed as well.
     plugins: [
@@ -153,9 +155,9 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       routing.plugin,
       useSecurityHeaders(),
       useBodyLimits({ maxBytes: config.maxBodyBytes, graphqlEndpoint: GRAPHQL_ENDPOINT }),
+      useAuthentication({ ...authenticator, logger, exemptPaths: ['/health', READY_PATH] }),
       useRateLimit({
         limiters: rateLimiters,
-        authenticator,
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         trustProxy: config.trustProxy,
         logger,

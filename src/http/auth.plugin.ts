@@ -25,7 +25,7 @@ export function useBearerAuth(options: BearerAuthOptions): Plugin<object, Server
     options.publicRoutes.some((r) => r.path === path && (r.method === method || (r.method === 'GET' && method === 'HEAD')));
   return {
     onRequest(payload) {
-      // The rate limiter authenticated the caller already (every poll): on without a promise.
+      // The authentication step found the caller already (every poll): on without a promise.
       if (payload.serverContext.auth) return;
       if (isPublic(payload.request.method, payload.url.pathname)) return;
       return gate(payload);

@@ -4,11 +4,8 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { errorResponse } from '../errors/app-error';
-import { requestErrorResponse } from '../errors/request-errors';
 import type { ServerContext } from '../graphql/context';
-import { authenticate, type Authenticator } from './authenticate';
 import type { RateClass, RateLimiters } from '../rate-limits/limiters';
-import type { AuthInfo } from '../auth/token.service';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -58,7 +55,6 @@ function clientIp(
 
 export type RateLimitOptions = {
   limiters: RateLimiters;
-  authenticator: Authenticator;
   graphqlEndpoint: string;
   trustProxy: boolean;
   logger: Logger;
@@ -68,7 +64,8 @@ export type RateLimitOptions = {
 };
 
 /**
- * Runs before authentication so that every response (401s included) is counted and carries the
+ * Keys on the caller the authentication step found (the client IP without one), and runs before
+ * the bearer gate, so that every response (401s included) is counted and carries the
  * X-RateLimit-* headers; past the limit the request is answered 429 before anything is applied.
  */
 export function useRateLimit(options: RateLimitOptions): Plugin<object, ServerContext> {
@@ -77,12 +74,8 @@ export function useRateLimit(options: RateLimitOptions): Plugin<object, ServerCo
     async onRequest({ request, url, serverContext, endResponse }) {
       if (exempt.has(url.pathname)) return;
       const cls = classify(request, serverContext.bodyText, url.pathname, options.graphqlEndpoint);
-      let auth: AuthInfo | null;
-      try {
-        auth = await authenticate(options.authenticator, serverContext, request);
-      } catch (error) {
-        return endResponse(requestErrorResponse(error, serverContext.requestId, options.logger, 'authentication'));
-      }
+      // Who calls was found by the authentication step before this one.
+      const auth = serverContext.auth;
       serverContext.clientIp = clientIp(serverContext, request, options.trustProxy);
       const key = auth ? auth.key : `ip:${serverContext.clientIp}`;
       const limiter = options.limiters[cls];
