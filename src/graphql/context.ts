@@ -19,7 +19,7 @@ export type ServerContext = {
   clientIp?: string;
   /** The request body, read once by the body-limits plugin. */
   bodyText?: string;
-  /** Its depth and where a long list is in it (src/http/json-body.ts), found with the depth check. */
+  /** Its depth and where a long list is in it (src/pacing/json-body.ts), found with the depth check. */
   bodyShape?: JsonShape;
   /** Push lists the REST edge parsed, handed to the execution as they are instead of through SOFA's re-parse. */
   restLists?: Record<string, unknown[]>;

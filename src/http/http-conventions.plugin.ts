@@ -26,7 +26,7 @@ const JSON_WITHOUT_CHARSET = /^application\/([\w.+-]+\+)?json\s*$/i;
  * served (the GET runs, its body is dropped), OPTIONS and 405 naming the allowed methods in
  * `Allow`, a reason phrase and `charset=utf-8` on JSON, `Location` on a 201 that created a
  * resource, and /graphql errors raised before GraphQL runs (401, 429, 503) in GraphQL's shape.
- * Listed after the rate limit (so these answers are counted) and before authentication (so
+ * Listed after the rate limit (so these answers are counted) and before the bearer gate (so
  * OPTIONS and 405 need no token); its onResponse sees the answer every earlier plugin produced.
  */
 export function useHttpConventions(options: HttpConventionsOptions): Plugin<object, ConventionsContext> {

@@ -76,8 +76,8 @@ export function createRouteMatcher(routes: readonly RestRoute[]): RouteMatcher {
       .join('/');
     return { route, names, regex: new RegExp(`^${source}/?$`) };
   });
-  // Every request asks several plugins (conventions, auth, idempotency, the REST edge, metrics)
-  // about the same path: each distinct path is matched against the table once.
+  // A path is asked about by the route-match step and for its Allow header by the conventions:
+  // each distinct path is matched against the table once.
   const byPath = new Map<string, Array<{ route: RestRoute; names: string[]; values: string[] }>>();
   const candidates = (pathname: string) => {
     let found = byPath.get(pathname);

@@ -57,7 +57,7 @@ describe('a database outage on the request path', () => {
     Number(
       (
         await admin.query<{ n: string }>(
-          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT pg_sleep%'`,
+          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE 'SELECT pg_sleep%'`,
           [name()],
         )
       ).rows[0]!.n,

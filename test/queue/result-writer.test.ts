@@ -50,10 +50,15 @@ describe.each(backends)('result writer on %s', (backend) => {
 
   const setUp = (resultRetryMs: number) => {
     const leases = createLeaseBook({ database: ctx.db.prisma, clock: () => now, leaseMs: LEASE_MS, logger });
-    const told = { written: [] as number[], attempts: [] as string[] };
+    const told = { written: [] as number[], attempts: [] as string[], released: [] as number[] };
     const writer = createResultWriter({
       database: flaky,
-      leases,
+      leases: {
+        release(id) {
+          told.released.push(id);
+          leases.release(id);
+        },
+      },
       clock: () => now,
       disableAfterMs: 0,
       resultRetryMs,
@@ -72,9 +77,7 @@ describe.each(backends)('result writer on %s', (backend) => {
     writer.queue(completed(items[0]!.id, token));
     await writer.drained();
     expect(await statusOf(items[0]!.id)).toBe('completed');
-    expect(told).toEqual({ written: [items[0]!.id], attempts: ['completed'] });
-    // Released: past its lease the item would be claimable (it is completed, so nothing is due).
-    expect((await leases.claim(10)).items).toEqual([]);
+    expect(told).toEqual({ written: [items[0]!.id], attempts: ['completed'], released: [items[0]!.id] });
   });
 
   it('keeps a result through a brief outage and writes it once the database answers', async () => {
@@ -89,13 +92,16 @@ describe.each(backends)('result writer on %s', (backend) => {
   });
 
   it('drops the result after resultRetryMs of outage and lets the lease go: the item is delivered again, not lost', async () => {
-    const { leases, writer, told } = setUp(0);
+    const { leases, writer, told } = setUp(300);
     const { token, items } = await leases.claim(10);
     refusals = 1_000;
     writer.queue(completed(items[0]!.id, token));
     await writer.drained();
+    // It tried again within the window (the first retry waits 200 ms) before it gave up.
+    expect(1_000 - refusals).toBeGreaterThanOrEqual(2);
     refusals = 0;
     expect(told.written).toEqual([]);
+    expect(told.released).toEqual([items[0]!.id]);
     expect(await statusOf(items[0]!.id)).toBe('processing');
     // Its lease runs out by the clock and, released, it is claimed again.
     now = new Date(now.getTime() + 2 * LEASE_MS);

@@ -74,8 +74,8 @@ describe('the delivery worker through database faults', () => {
         direction: 'to_webshop',
         secret: 'listen-secret-0123',
       });
-      // Polling once a minute: only NOTIFY can bring a delivery within seconds.
-      startWorker({ databaseUrl: ctx.db.url, pollIntervalMs: 60_000 });
+      // Polling every ten minutes, far longer than this test may run: only NOTIFY can bring a delivery.
+      startWorker({ databaseUrl: ctx.db.url, pollIntervalMs: 600_000 });
       const listenerPid = async () =>
         (
           await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND query ILIKE 'LISTEN%'`, [
@@ -103,10 +103,9 @@ describe('the delivery worker through database faults', () => {
       console.log(
         `LISTEN re-established ${reconnectMs} ms after pg_terminate_backend; report → delivery after it (ms): ${latencies.join(', ')}`,
       );
-      // The worker polls once a minute, longer than this test may run (its timeout): every one of
-      // the five deliveries above came through NOTIFY on the new LISTEN connection. The times are
-      // logged, not asserted (tens of ms on an idle machine; a loaded one is slower, never wrong).
-      expect(receiver.requests).toHaveLength(5);
+      // Each of the five deliveries above came within its 10 s wait, and the worker polls every ten
+      // minutes: each came through NOTIFY on the new LISTEN connection. The times are logged, not
+      // asserted (tens of ms on an idle machine; a loaded one is slower, never wrong).
     } finally {
       await receiver.close();
     }
