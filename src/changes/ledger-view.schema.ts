@@ -3,9 +3,9 @@ import { LEDGER_CHANNEL } from './channel-ledger';
 import { channelView, type LedgerView } from './channel-view';
 import { TRACKED_ENTITIES, type TrackedTableName } from './tracked-entities';
 import type { RequestContext } from '../graphql/context';
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
 import { readChannelStates, type ChannelRecordState } from './channel-view';
-import { perRequest } from '../graphql/per-request';
+import { perRequestLoader, type LoaderFamily } from '../graphql/per-request';
 
 /**
  * The ledger fields of a tracked record as the caller's channel sees them (ADR 0045: every change
@@ -58,20 +58,13 @@ function channelStateLoader(
   table: TrackedTableName,
   channelId: number,
 ): DataLoader<number, ChannelRecordState | undefined> {
-  const loaders = perRequest(ctx, channelStateLoaders);
-  const key = `${table}:${channelId}`;
-  let loader = loaders.get(key);
-  if (!loader) {
-    loader = new DataLoader(async (ids) => {
-      const states = await readChannelStates(ctx.prisma, table, channelId, ids);
-      return ids.map((id) => states.get(id));
-    });
-    loaders.set(key, loader);
-  }
-  return loader;
+  return perRequestLoader(ctx, channelStateLoaders, `${table}:${channelId}`, async (ids) => {
+    const states = await readChannelStates(ctx.prisma, table, channelId, ids);
+    return ids.map((id) => states.get(id));
+  });
 }
 
-const channelStateLoaders = () => new Map<string, DataLoader<number, ChannelRecordState | undefined>>();
+const channelStateLoaders: LoaderFamily<number, ChannelRecordState | undefined> = () => new Map();
 
 /** How the ledger fields' descriptions end: whose ledger they tell. */
 export const ON_CALLERS_CHANNEL = "As the caller's channel acknowledged: a bound token's own channel, else channel default (ADR 0045).";

@@ -1,8 +1,8 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
 import type { HistoryEntityType } from '../changes/history-writes';
 import { allow, visibleTo } from '../graphql/access';
 import { builder } from '../graphql/builder';
-import { perRequest } from '../graphql/per-request';
+import { perRequestLoader, type LoaderFamily } from '../graphql/per-request';
 import type { RequestContext } from '../graphql/context';
 import { PriceItem } from '../pricelists/pricelist.schema';
 import { Partner } from '../partners/partner.schema';
@@ -78,20 +78,13 @@ builder.queryField('history', (t) =>
 );
 
 /** One loader per request, entity type and limit: the history of a page of records in one statement. */
-const historyLoaders = () => new Map<string, DataLoader<number, HistoryEntryShape[]>>();
+const historyLoaders: LoaderFamily<number, HistoryEntryShape[]> = () => new Map();
 
 function historyLoader(ctx: RequestContext, entityType: HistoryEntityType, limit: number): DataLoader<number, HistoryEntryShape[]> {
-  const loaders = perRequest(ctx, historyLoaders);
-  const key = `${entityType}:${limit}`;
-  let loader = loaders.get(key);
-  if (!loader) {
-    loader = new DataLoader(async (ids) => {
-      const byRecord = await historyOfRecords(ctx.prisma, entityType, ids, limit);
-      return ids.map((id) => byRecord.get(id) ?? []);
-    });
-    loaders.set(key, loader);
-  }
-  return loader;
+  return perRequestLoader(ctx, historyLoaders, `${entityType}:${limit}`, async (ids) => {
+    const byRecord = await historyOfRecords(ctx.prisma, entityType, ids, limit);
+    return ids.map((id) => byRecord.get(id) ?? []);
+  });
 }
 
 /**
