@@ -11,6 +11,16 @@ export function bearerToken(header: string | null | undefined): string | undefin
   return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
 }
 
+/** The caller a bearer token names: an admin session (`sgs_…`) or an API token; null for neither. */
+export function verifyBearer(authenticator: Authenticator, token: string): Promise<AuthInfo | null> {
+  return token.startsWith('sgs_')
+    ? verifySession(authenticator.prisma, token)
+    : verifyToken(authenticator.prisma, token, {
+        lastUsedResolutionMs: authenticator.lastUsedResolutionMs,
+        cache: authenticator.tokenCache,
+      });
+}
+
 /**
  * The caller behind a request's bearer token, looked up once per request whichever plugin asks
  * first (the rate limiter keys on it, the auth gate enforces it).
@@ -18,14 +28,7 @@ export function bearerToken(header: string | null | undefined): string | undefin
 export function authenticate(authenticator: Authenticator, serverContext: ServerContext, request: Request): Promise<AuthInfo | null> {
   serverContext.authLookup ??= (async () => {
     const token = bearerToken(request.headers.get('authorization'));
-    const auth = !token
-      ? null
-      : token.startsWith('sgs_')
-        ? await verifySession(authenticator.prisma, token)
-        : await verifyToken(authenticator.prisma, token, {
-            lastUsedResolutionMs: authenticator.lastUsedResolutionMs,
-            cache: authenticator.tokenCache,
-          });
+    const auth = token ? await verifyBearer(authenticator, token) : null;
     if (auth) serverContext.auth = auth;
     return auth;
   })();

@@ -7,9 +7,8 @@ import type { PrismaClient } from '../generated/prisma/client';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { LiveStreams } from '../auth/live-streams';
 import type { RequestContext, ServerContext } from '../graphql/context';
-import { verifySession } from '../accounts/account.service';
-import { bearerToken } from './authenticate';
-import { verifyToken, type AuthInfo } from '../auth/token.service';
+import { bearerToken, verifyBearer } from './authenticate';
+import type { AuthInfo } from '../auth/token.service';
 import { databaseOutage } from '../errors/database-errors';
 import { GRAPHQL_WS_CONTEXT_FLAG } from './live-streams.plugin';
 
@@ -44,11 +43,7 @@ export function attachGraphqlWs(
         const token = bearerToken(header) ?? /^\s*(\S+)\s*$/.exec(header)?.[1];
         let auth: AuthInfo | null;
         try {
-          auth = !token
-            ? null
-            : token.startsWith('sgs_')
-              ? await verifySession(options.prisma, token)
-              : await verifyToken(options.prisma, token, { lastUsedResolutionMs: options.lastUsedResolutionMs });
+          auth = token ? await verifyBearer(options, token) : null;
         } catch (error) {
           // graphql-ws would close with the error's message (host and all); 1013 is "try again later".
           if (!databaseOutage(error)) throw error;
