@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import Redis from 'ioredis';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -14,7 +15,16 @@ export function freePort(): Promise<number> {
   });
 }
 
-export type RedisServer = { url: string; port: number; kill(): Promise<void>; start(): Promise<void>; freeze(): void; thaw(): void };
+export type RedisServer = {
+  url: string;
+  port: number;
+  kill(): Promise<void>;
+  start(): Promise<void>;
+  freeze(): void;
+  thaw(): void;
+  /** How many connections are subscribed to `channel` (PUBSUB NUMSUB): a subscription has reached this Redis. */
+  subscribers(channel: string): Promise<number>;
+};
 
 /** A redis-server of the test's own on a free port, with nothing persisted; killed and restarted at will. */
 export async function startRedisServer(): Promise<RedisServer> {
@@ -48,5 +58,15 @@ export async function startRedisServer(): Promise<RedisServer> {
     // A process stopped, its socket open: Redis as a dead network path looks to clients.
     freeze: () => child?.kill('SIGSTOP'),
     thaw: () => child?.kill('SIGCONT'),
+    async subscribers(channel) {
+      const client = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      try {
+        await client.connect();
+        const [, count] = (await client.pubsub('NUMSUB', channel)) as [string, number];
+        return Number(count);
+      } finally {
+        client.disconnect();
+      }
+    },
   };
 }
