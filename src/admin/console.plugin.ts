@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
-import type { RegistrationMode } from '../accounts/registration';
+import type { RegistrationMode } from '../config';
 import { errorResponse } from '../errors/app-error';
 
 export const CONSOLE_PATH = '/admin';

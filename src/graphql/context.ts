@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client';
-import type { AuthInfo } from '../auth/auth-info';
+import type { AuthInfo } from '../auth/token.service';
 import type { TokenCache } from '../auth/token-cache';
 import type { EventHub } from '../events/hub';
 import type { SecretBox } from '../deliveries/secret-box';
