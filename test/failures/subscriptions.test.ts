@@ -3,6 +3,8 @@ import WebSocket from 'ws';
 import { createEventHub } from '../../src/events/hub';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, useApiFixture, type TestServer } from '../support/http';
+import { openSse } from '../support/sse';
+import { untilLive, waitFor, waitForValue } from '../support/wait-for';
 
 const SUBSCRIPTION =
   'subscription($t: FailureEntityType) { syncFailure(entityType: $t) { event entity_type external_id source error_message error_details { field message } failed_at } }';
@@ -15,30 +17,11 @@ const failure = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-/** Opens an SSE subscription and resolves with the first `count` events. */
-async function sseEvents(api: TestServer, count: number, variables: Record<string, unknown> = {}) {
-  const response = await fetch(`${api.url}/graphql`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${api.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify({ query: SUBSCRIPTION, variables }),
-  });
-  expect(response.status).toBe(200);
-  const reader = response.body!.getReader();
-  const events: unknown[] = [];
-  const done = (async () => {
-    let buffer = '';
-    while (events.length < count) {
-      const { value, done: ended } = await reader.read();
-      if (ended) break;
-      buffer += new TextDecoder().decode(value);
-      for (const line of buffer.split('\n')) if (line.startsWith('data: ')) events.push(JSON.parse(line.slice(6)));
-      buffer = buffer.slice(buffer.lastIndexOf('\n') + 1);
-    }
-    await reader.cancel();
-    return events;
-  })();
-  return { done };
-}
+type Streamed = { data?: { syncFailure: Record<string, unknown> & { external_id: string } } };
+const idOf = (event: Streamed) => event.data?.syncFailure.external_id;
+const isProbe = (event: Streamed) => idOf(event)?.startsWith('PROBE-') ?? false;
+/** What a stream received after its probes. */
+const afterProbes = (events: Streamed[]) => events.filter((e) => !isProbe(e));
 
 function wsClient(api: TestServer, token: string | null) {
   return createClient({
@@ -54,12 +37,18 @@ describe.each(backends)('sync_failure subscription on %s', (backend) => {
   const ctx = useApiFixture(backend);
 
   it('streams each reported failure over SSE, filtered by entity type', async () => {
-    const stream = await sseEvents(ctx.api, 1, { t: 'partner' });
-    await new Promise((r) => setTimeout(r, 100));
-    await ctx.api.request('POST', '/api/v1/failures', { body: failure({ entity_type: 'product' }) });
-    await ctx.api.request('POST', '/api/v1/failures', { body: failure() });
-    const [event] = (await stream.done) as Array<{ data: { syncFailure: Record<string, unknown> } }>;
-    expect(event!.data.syncFailure).toEqual({
+    const stream = await openSse<Streamed>(ctx.api.url, ctx.api.token, SUBSCRIPTION, { t: 'partner' });
+    const report = (body: Record<string, unknown>) => ctx.api.request('POST', '/api/v1/failures', { body: failure(body) });
+    await untilLive(
+      (n) => report({ external_id: `PROBE-${n}` }),
+      () => stream.events.some(isProbe),
+    );
+    // A product failure first: had the filter let it through, it would arrive before the partner's.
+    await report({ entity_type: 'product' });
+    await report({});
+    const event = await waitForValue(() => afterProbes(stream.events)[0], 30_000, 'the partner failure');
+    await stream.close();
+    expect(event.data!.syncFailure).toEqual({
       event: 'sync_failure',
       entity_type: 'partner',
       external_id: 'P-1',
@@ -81,12 +70,21 @@ describe.each(backends)('sync_failure subscription on %s', (backend) => {
 
   it('streams over graphql-ws with the token in connectionParams, and refuses a connection without one', async () => {
     const client = wsClient(ctx.api, ctx.api.token);
-    const received = new Promise<unknown>((resolve, reject) => {
-      client.subscribe({ query: SUBSCRIPTION }, { next: (value) => resolve(value), error: reject, complete: () => undefined });
-    });
-    await new Promise((r) => setTimeout(r, 200));
-    await ctx.api.request('POST', '/api/v1/failures', { body: failure({ external_id: 'WS-1' }) });
-    expect(await received).toMatchObject({ data: { syncFailure: { external_id: 'WS-1', entity_type: 'partner' } } });
+    const received: Streamed[] = [];
+    let failed: unknown;
+    client.subscribe(
+      { query: SUBSCRIPTION },
+      { next: (value) => void received.push(value as Streamed), error: (error) => (failed = error), complete: () => undefined },
+    );
+    const report = (externalId: string) => ctx.api.request('POST', '/api/v1/failures', { body: failure({ external_id: externalId }) });
+    await untilLive(
+      (n) => report(`PROBE-${n}`),
+      () => received.some(isProbe) || failed !== undefined,
+    );
+    expect(failed).toBeUndefined();
+    await report('WS-1');
+    await waitFor(() => afterProbes(received).length > 0, 30_000, 'the failure over graphql-ws');
+    expect(afterProbes(received)[0]).toMatchObject({ data: { syncFailure: { external_id: 'WS-1', entity_type: 'partner' } } });
     await client.dispose();
 
     const anonymous = wsClient(ctx.api, null);
@@ -125,10 +123,15 @@ describeWithRedis('sync_failure across replicas through Redis', () => {
   });
 
   it('delivers a failure reported to replica A to a subscriber on replica B', async () => {
-    const stream = await sseEvents(replicaB, 1);
-    await new Promise((r) => setTimeout(r, 300));
+    const stream = await openSse<Streamed>(replicaB.url, replicaB.token, SUBSCRIPTION);
+    // Until a failure reported to A reaches B, B's SUBSCRIBE may not have reached Redis yet.
+    await untilLive(
+      (n) => replicaA.request('POST', '/api/v1/failures', { body: failure({ external_id: `PROBE-${n}` }) }),
+      () => stream.events.some(isProbe),
+    );
     await replicaA.request('POST', '/api/v1/failures', { body: failure({ external_id: 'FROM-A' }) });
-    const [event] = (await stream.done) as Array<{ data: { syncFailure: { external_id: string } } }>;
-    expect(event!.data.syncFailure.external_id).toBe('FROM-A');
+    // By id: the Redis of the test run is shared, and another suite's failures may pass through it too.
+    await waitFor(() => stream.events.some((e) => idOf(e) === 'FROM-A'), 30_000, 'the failure from A');
+    await stream.close();
   });
 });

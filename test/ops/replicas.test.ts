@@ -3,7 +3,8 @@ import { Client } from 'pg';
 import { createPostgresDatabase } from '../support/database';
 import { runCli, serveProcess, type ServeProcess } from '../support/process';
 import { startReceiver } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { openSse } from '../support/sse';
+import { untilLive, waitFor, waitForValue } from '../support/wait-for';
 
 /**
  * Two replicas of `sync-gateway serve` on loopback, as production runs them: one PostgreSQL, one
@@ -13,6 +14,17 @@ import { waitFor } from '../support/wait-for';
 const describeWithServers = process.env.TEST_REDIS_URL ? describe : describe.skip;
 
 const TIMEOUT_MS = 300_000;
+
+/** Queue items not completed yet. */
+async function openItems(databaseUrl: string): Promise<number> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    return Number((await db.query(`SELECT count(*) AS n FROM outbound_queue_items WHERE status <> 'completed'`)).rows[0].n);
+  } finally {
+    await db.end();
+  }
+}
 const READS_PER_MINUTE = 30;
 
 describeWithServers('two replicas on one PostgreSQL and one Redis', () => {
@@ -67,22 +79,21 @@ describeWithServers('two replicas on one PostgreSQL and one Redis', () => {
   it(
     'delivers a failure reported to replica A to a subscriber on replica B',
     async () => {
-      const response = await fetch(`${b.url}/graphql`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-        body: JSON.stringify({ query: 'subscription { syncFailure(entityType: sale_order) { entity_type external_id } }' }),
-      });
-      expect(response.status).toBe(200);
-      const reader = response.body!.getReader();
-      const firstEvent = (async () => {
-        let text = '';
-        while (!text.includes('data: ')) text += new TextDecoder().decode((await reader.read()).value);
-        await reader.cancel();
-        return JSON.parse(text.slice(text.indexOf('data: ') + 6).split('\n')[0]!);
-      })();
-      await new Promise((r) => setTimeout(r, 300)); // the subscription reaches Redis
-      expect((await report(a, 'SO-1', 'sale_order')).status).toBe(201);
-      expect(await firstEvent).toEqual({ data: { syncFailure: { entity_type: 'sale_order', external_id: 'SO-1' } } });
+      type Event = { data: { syncFailure: { entity_type: string; external_id: string } } };
+      const stream = await openSse<Event>(b.url, token, 'subscription { syncFailure(entityType: sale_order) { entity_type external_id } }');
+      try {
+        // Until a failure reported to A reaches B, B's SUBSCRIBE may not have reached Redis yet.
+        await untilLive(
+          (n) => report(a, `PROBE-${n}`, 'sale_order'),
+          () => stream.events.some((e) => e.data.syncFailure.external_id.startsWith('PROBE-')),
+        );
+        expect((await report(a, 'SO-1', 'sale_order')).status).toBe(201);
+        // Found by id: the Redis of the test run is shared, and another suite's failures may pass through it.
+        const event = await waitForValue(() => stream.events.find((e) => e.data.syncFailure.external_id === 'SO-1'), 30_000, 'SO-1 on B');
+        expect(event).toEqual({ data: { syncFailure: { entity_type: 'sale_order', external_id: 'SO-1' } } });
+      } finally {
+        await stream.close();
+      }
     },
     TIMEOUT_MS,
   );
@@ -135,8 +146,9 @@ describeWithServers('two replicas on one PostgreSQL and one Redis', () => {
           );
           expect(statuses.every((s) => s === 201)).toBe(true);
         }
-        await waitFor(() => receiver.requests.length >= 1000, 60_000);
-        await new Promise((r) => setTimeout(r, 1000)); // a duplicate would arrive by now
+        await waitFor(() => receiver.requests.length >= 1000, 120_000, '1,000 deliveries');
+        // Every item recorded as completed: none is claimed or due any more, so none goes out again.
+        await waitFor(async () => (await openItems(database.url)) === 0, 60_000, 'every item completed');
         const delivered = receiver.requests.map((r) => JSON.parse(r.body).external_id as string);
         expect(delivered).toHaveLength(1000);
         expect(new Set(delivered)).toEqual(new Set(ids));
@@ -204,15 +216,7 @@ describeWithServers('two replicas on one PostgreSQL and one Redis', () => {
         const delivered = new Set(receiver.requests.map((r) => JSON.parse(r.body).external_id as string));
         expect(delivered).toEqual(new Set(ids));
         // At least once: an item A was delivering when it died may have been delivered twice, never lost.
-        const db = new Client({ connectionString: database.url });
-        await db.connect();
-        try {
-          const open = async () =>
-            Number((await db.query(`SELECT count(*) AS n FROM outbound_queue_items WHERE status <> 'completed'`)).rows[0].n);
-          await waitFor(async () => (await open()) === 0, 30_000);
-        } finally {
-          await db.end();
-        }
+        await waitFor(async () => (await openItems(database.url)) === 0, 60_000, 'every item completed');
       } finally {
         await receiver.close();
       }

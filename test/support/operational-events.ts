@@ -1,5 +1,6 @@
 import type { OperationalEvent } from '../../src/events/live-events';
 import type { TestServer } from './http';
+import { openSse } from './sse';
 
 /** Subscribing to `operationalEvents` as an admin would (ADR 0022). */
 
@@ -12,43 +13,23 @@ export type Streamed = Omit<OperationalEvent, 'event'> & { event: string; name: 
 export type Subscriber = { events: Array<{ data?: { operationalEvents: Streamed }; errors?: unknown[] }>; close(): Promise<void> };
 
 /** A real subscriber over SSE; resolves once the stream is open. */
-export async function sseSubscriber(api: TestServer, token: string, variables: Record<string, unknown> = {}): Promise<Subscriber> {
-  const abort = new AbortController();
-  const response = await fetch(`${api.url}/graphql`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify({ query: SUBSCRIPTION, variables }),
-    signal: abort.signal,
-  });
-  expect(response.status).toBe(200);
-  const events: Subscriber['events'] = [];
-  const reader = response.body!.getReader();
-  const reading = (async () => {
-    let buffer = '';
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) return;
-      buffer += new TextDecoder().decode(value);
-      const lines = buffer.split('\n');
-      buffer = lines.pop()!;
-      for (const line of lines) if (line.startsWith('data: ')) events.push(JSON.parse(line.slice(6)));
-    }
-  })();
-  return {
-    events,
-    async close() {
-      abort.abort();
-      await reading;
-    },
-  };
+export function sseSubscriber(api: TestServer, token: string, variables: Record<string, unknown> = {}): Promise<Subscriber> {
+  return openSse<Subscriber['events'][number]>(api.url, token, SUBSCRIPTION, variables);
 }
 
-/** Polls (generously) until `check` passes: events cross an HTTP stream. */
-export async function eventually<T>(check: () => T | undefined): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the condition never held');
+/** An operational event published straight to a server's hub: a probe that tells when a subscription is live. */
+export function probeEvent(n: number): OperationalEvent {
+  return {
+    event: 'delivery.failed',
+    at: new Date().toISOString(),
+    webhookId: null,
+    url: `probe:${n}`,
+    itemId: null,
+    failureId: null,
+    attempts: null,
+    error: null,
+    statusCode: null,
+    failingSince: null,
+    consecutiveFailedItems: null,
+  };
 }

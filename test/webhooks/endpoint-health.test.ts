@@ -8,8 +8,9 @@ import { createWorker, type WorkerOptions } from '../../src/queue/worker';
 import { recordResults, type AttemptResult } from '../../src/queue/sql/record-results';
 import { backends, clearDeliveries } from '../support/database';
 import { startTestServer, useApiFixture } from '../support/http';
-import { eventually, sseSubscriber, SUBSCRIPTION, type Streamed } from '../support/operational-events';
+import { probeEvent, sseSubscriber, SUBSCRIPTION, type Streamed } from '../support/operational-events';
 import { startReceiver, type Reply } from '../support/receiver';
+import { untilLive, waitFor, waitForValue } from '../support/wait-for';
 
 const HOUR = 3_600_000;
 /** Just after what the database stamps as now: items reported so far are due. */
@@ -99,7 +100,11 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
       expect((await health()).health).toMatchObject({ state: 'healthy', failingSince: null, lastSuccessAt: second.toISOString() });
 
       const item = await ctx.db.prisma.outboundQueueItem.findFirstOrThrow();
-      const event = await eventually(() => subscriber.events.find((e) => e.data?.operationalEvents.name === 'delivery.recovered'));
+      const event = await waitForValue(
+        () => subscriber.events.find((e) => e.data?.operationalEvents.name === 'delivery.recovered'),
+        30_000,
+        'delivery.recovered',
+      );
       expect(event.data!.operationalEvents).toMatchObject({
         name: 'delivery.recovered',
         webhookId,
@@ -125,24 +130,28 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
       connectionParams: { authorization: `Bearer ${adminToken}` },
       retryAttempts: 0,
     });
-    const received: Streamed[] = [];
-    const subscribed = new Promise<void>((resolve, reject) => {
-      client.on('connected', () => setTimeout(resolve, 200));
-      client.subscribe<{ operationalEvents: Streamed }>(
-        { query: SUBSCRIPTION, variables: { events: ['delivery_failed'] } },
-        { next: (value) => received.push(value.data!.operationalEvents), error: reject, complete: () => undefined },
-      );
-    });
+    const streamed: Streamed[] = [];
+    let failed: unknown;
+    client.subscribe<{ operationalEvents: Streamed }>(
+      { query: SUBSCRIPTION, variables: { events: ['delivery_failed'] } },
+      { next: (value) => void streamed.push(value.data!.operationalEvents), error: (error) => (failed = error), complete: () => undefined },
+    );
+    // The events of this configuration, not the probes that tell when the subscription is live.
+    const received = () => streamed.filter((e) => !e.url?.startsWith('probe:'));
     try {
-      await subscribed;
+      await untilLive(
+        (n) => ctx.api.events.publishOperational(probeEvent(n)),
+        () => streamed.length > 0 || failed !== undefined,
+      );
+      expect(failed).toBeUndefined();
       answer = () => ({ status: 410 }); // 410 abandons at once
       await report('SKU-GONE-1');
       await report('SKU-GONE-2');
       expect(await runAt(soon())).toBe(2);
       expect((await health()).health).toMatchObject({ state: 'failing', consecutiveFailedItems: 2 });
-      await eventually(() => (received.length === 2 ? true : undefined));
-      expect(received.map((e) => e.event)).toEqual(['delivery_failed', 'delivery_failed']);
-      expect(received[0]).toMatchObject({ webhookId, attempts: 1, statusCode: 410, error: expect.stringContaining('HTTP 410') });
+      await waitFor(() => received().length === 2, 30_000, 'two delivery_failed events');
+      expect(received().map((e) => e.event)).toEqual(['delivery_failed', 'delivery_failed']);
+      expect(received()[0]).toMatchObject({ webhookId, attempts: 1, statusCode: 410, error: expect.stringContaining('HTTP 410') });
     } finally {
       await client.dispose();
     }
@@ -173,7 +182,7 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
           autoDisabledAt: disabledAt.toISOString(),
         },
       });
-      const event = await eventually(() => subscriber.events[0]);
+      const event = await waitForValue(() => subscriber.events[0], 30_000, 'webhook.disabled');
       expect(event.data!.operationalEvents).toMatchObject({
         event: 'webhook_disabled',
         name: 'webhook.disabled',

@@ -4,8 +4,9 @@ import { createEventHub } from '../../src/events/hub';
 import { createWorker } from '../../src/queue/worker';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
-import { eventually, sseSubscriber } from '../support/operational-events';
+import { probeEvent, sseSubscriber } from '../support/operational-events';
 import { startReceiver } from '../support/receiver';
+import { untilLive, waitForValue } from '../support/wait-for';
 
 const logger = pino({ level: 'silent' });
 const soon = () => new Date(Date.now() + 1_000);
@@ -42,7 +43,11 @@ describeWithRedis('operational events across replicas through Redis', () => {
     });
     const subscriber = await sseSubscriber(replicaB, admin);
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300)); // the Redis SUBSCRIBE of B's stream
+      // Until an event published on A reaches B, B's SUBSCRIBE may not have reached Redis yet.
+      await untilLive(
+        (n) => replicaA.events.publishOperational(probeEvent(n)),
+        () => subscriber.events.some((e) => e.data?.operationalEvents.url?.startsWith('probe:')),
+      );
       await replicaA.request('POST', '/api/v1/failures', {
         body: { entity_type: 'product', external_id: 'FROM-A', source: 'erp', error_message: 'x' },
       });
@@ -54,7 +59,12 @@ describeWithRedis('operational events across replicas through Redis', () => {
         onOperationalEvents: (events) => events.forEach(replicaA.events.publishOperational),
       });
       expect(await worker.runOnce()).toBe(1);
-      const event = await eventually(() => subscriber.events[0]);
+      // Found by its URL: the Redis of the test run is shared, and another suite's events may pass through it.
+      const event = await waitForValue(
+        () => subscriber.events.find((e) => e.data?.operationalEvents.url === receiver.url),
+        30_000,
+        "A's delivery.failed on B",
+      );
       expect(event.data!.operationalEvents).toMatchObject({ name: 'delivery.failed', statusCode: 410 });
     } finally {
       await subscriber.close();

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createPostgresDatabase } from '../support/database';
 import { runCli, serveProcess, type ServeProcess } from '../support/process';
 import { startReceiver } from '../support/receiver';
+import { openSse } from '../support/sse';
+import { waitForValue } from '../support/wait-for';
 
 /**
  * `sync-gateway serve` runs the worker on a thread of its own: its operational events must cross
@@ -43,10 +45,10 @@ describe('operational events from the worker thread of serve', () => {
     await database?.drop();
   }, TIMEOUT_MS);
 
-  const graphql = (token: string, query: string, accept = 'application/json') =>
+  const graphql = (token: string, query: string) =>
     fetch(`${serve.url}/graphql`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ query }),
     });
 
@@ -58,23 +60,18 @@ describe('operational events from the worker thread of serve', () => {
         `mutation { createWebhookConfig(url: "${receiver.url}", entityType: product, direction: to_webshop) { id } }`,
       );
       const { id } = ((await created.json()) as { data: { createWebhookConfig: { id: number } } }).data.createWebhookConfig;
-      const response = await graphql(admin, 'subscription { operationalEvents { name webhookId statusCode } }', 'text/event-stream');
-      expect(response.status).toBe(200);
-      const reader = response.body!.getReader();
-      const firstEvent = (async () => {
-        let text = '';
-        while (!text.includes('data: ')) text += new TextDecoder().decode((await reader.read()).value);
-        return JSON.parse(text.slice(text.indexOf('data: ') + 6).split('\n')[0]!);
-      })();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Open (200) means subscribed: without Redis the server's hub has the subscription before it answers.
+      const stream = await openSse(serve.url, admin, 'subscription { operationalEvents { name webhookId statusCode } }');
       const reported = await fetch(`${serve.url}/api/v1/failures`, {
         method: 'POST',
         headers: { authorization: `Bearer ${integration}`, 'content-type': 'application/json' },
         body: JSON.stringify({ entity_type: 'product', external_id: 'SKU-410', source: 'erp', error_message: 'x' }),
       });
       expect(reported.status).toBe(201);
-      expect(await firstEvent).toEqual({ data: { operationalEvents: { name: 'delivery.failed', webhookId: id, statusCode: 410 } } });
-      await reader.cancel();
+      expect(await waitForValue(() => stream.events[0], 60_000, 'delivery.failed')).toEqual({
+        data: { operationalEvents: { name: 'delivery.failed', webhookId: id, statusCode: 410 } },
+      });
+      await stream.close();
 
       const listed = await fetch(`${serve.url}/api/v1/webhooks/${id}`, { headers: { authorization: `Bearer ${admin}` } });
       expect(await listed.json()).toMatchObject({ id, health: { state: 'failing', consecutiveFailedItems: 1 } });
