@@ -35,6 +35,7 @@ import { createRestErrorHandler } from './rest/error-handler';
 import { buildOpenApiDocument } from './rest/openapi';
 import { useRestEdge } from './rest/rest-edge.plugin';
 import { useRouteMatch } from './http/route-match.plugin';
+import { pluginChain } from './http/plugin-chain';
 import { useAuthentication } from './http/authentication.plugin';
 import { useRouteRoles } from './rest/route-roles.plugin';
 import { useCompiledExecution } from './graphql/compiled-execution.plugin';
@@ -144,75 +145,77 @@ export function createApp({ config, db, logger, events, secrets, rateLimiters, a
       tokenCache,
       credentialsRevoked,
     }),
-    // Order matters: the route is matched once, first, for every plugin that reads it (routeOf
-    // throws if one comes before); the body is read once and bounded before anyone parses it; the
-    // caller is looked up once (the authentication step) for the rate limit, which counts every
-    // request (401s too) before the bearer gate answers; a role's refusal (403) comes
-    // before an Idempotency-Key is claimed or a body parsed; an Idempotency-Key is claimed (or its
-    // answer replayed) before the REST edge vets what SOFA executes, so a 400 is replayed as well.
-    plugins: [
-      useRequestLog({ logger }),
-      routing.plugin,
-      useSecurityHeaders(),
-      useBodyLimits({ maxBytes: config.maxBodyBytes, graphqlEndpoint: GRAPHQL_ENDPOINT }),
-      useAuthentication({ ...authenticator, logger, exemptPaths: ['/health', READY_PATH] }),
-      useRateLimit({
-        limiters: rateLimiters,
-        graphqlEndpoint: GRAPHQL_ENDPOINT,
-        trustProxy: config.trustProxy,
-        logger,
-        onRejected: metrics.rateLimitRejected,
-        exemptPaths: ['/health', READY_PATH],
-      }),
-      useHttpConventions({
-        routes: restRoutes,
-        routing,
-        graphqlEndpoint: GRAPHQL_ENDPOINT,
-        getPaths: [...publicDocuments.map((d) => d.path), READY_PATH, METRICS_PATH],
-        getPrefixes: [CONSOLE_PATH, API_REFERENCE_PATH, GRAPHIQL_ASSETS_PATH],
-        graphiqlPage: () => renderGraphiQL(GRAPHIQL_OPTIONS),
-      }),
-      useApiReference(),
-      useGraphiqlAssets(),
-      usePublicRoutes({ documents: publicDocuments }),
-      useAdminConsole({ buildDir: config.consoleDir, registration: accountDeps.registration }),
-      useBearerAuth({
-        ...authenticator,
-        publicRoutes: [
-          ...publicDocuments,
-          { method: 'GET', path: READY_PATH },
-          { method: 'GET', path: API_REFERENCE_PATH },
-          ...restRoutes.filter((r) => r.public).map((r) => ({ method: r.method, path: fullPath(r) })),
-        ],
-        publicGraphqlFields: PUBLIC_ACCOUNT_FIELDS,
-        graphqlEndpoint: GRAPHQL_ENDPOINT,
-        logger,
-      }),
-      useOps({
-        metrics,
-        readiness,
-        routing,
-        fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)],
-        prefixPaths: [CONSOLE_PATH, API_REFERENCE_PATH, GRAPHIQL_ASSETS_PATH],
-        logger,
-      }),
-      useRouteRoles({ schema, routes: restRoutes, routing }),
-      useIdempotencyKeys({ prisma: db.prisma, routing, logger }),
-      useRestEdge({ schema, routes: restRoutes, routing }),
-      useRestSofa({
-        ...sofaConfig(schema, restRoutes),
-        // SOFA types its handler with fets' Response; the WHATWG Response is what it returns at run time.
-        errorHandler: createRestErrorHandler(logger) as unknown as NonNullable<Parameters<typeof useRestSofa>[0]['errorHandler']>,
-      }),
-      ...graphqlLimitPlugins(config.graphqlLimits),
-      useErrorPolicy(),
+    // The order is checked by the types: a plugin compiles in the chain only after the plugins that
+    // give the stages it needs (src/http/plugin-chain.ts).
+    plugins: pluginChain()
+      .use(useRequestLog({ logger }), routing.plugin, useSecurityHeaders())
+      .use(useBodyLimits({ maxBytes: config.maxBodyBytes, graphqlEndpoint: GRAPHQL_ENDPOINT }))
+      .use(useAuthentication({ ...authenticator, logger, exemptPaths: ['/health', READY_PATH] }))
+      .use(
+        useRateLimit({
+          limiters: rateLimiters,
+          graphqlEndpoint: GRAPHQL_ENDPOINT,
+          trustProxy: config.trustProxy,
+          logger,
+          onRejected: metrics.rateLimitRejected,
+          exemptPaths: ['/health', READY_PATH],
+        }),
+      )
+      .use(
+        useHttpConventions({
+          routes: restRoutes,
+          routing,
+          graphqlEndpoint: GRAPHQL_ENDPOINT,
+          getPaths: [...publicDocuments.map((d) => d.path), READY_PATH, METRICS_PATH],
+          getPrefixes: [CONSOLE_PATH, API_REFERENCE_PATH, GRAPHIQL_ASSETS_PATH],
+          graphiqlPage: () => renderGraphiQL(GRAPHIQL_OPTIONS),
+        }),
+      )
+      // Served without a token: before the bearer gate.
+      .use(
+        useApiReference(),
+        useGraphiqlAssets(),
+        usePublicRoutes({ documents: publicDocuments }),
+        useAdminConsole({ buildDir: config.consoleDir, registration: accountDeps.registration }),
+      )
+      .use(
+        useBearerAuth({
+          ...authenticator,
+          publicRoutes: [
+            ...publicDocuments,
+            { method: 'GET', path: READY_PATH },
+            { method: 'GET', path: API_REFERENCE_PATH },
+            ...restRoutes.filter((r) => r.public).map((r) => ({ method: r.method, path: fullPath(r) })),
+          ],
+          publicGraphqlFields: PUBLIC_ACCOUNT_FIELDS,
+          graphqlEndpoint: GRAPHQL_ENDPOINT,
+          logger,
+        }),
+      )
+      .use(
+        useOps({
+          metrics,
+          readiness,
+          routing,
+          fixedPaths: [GRAPHQL_ENDPOINT, ...publicDocuments.map((d) => d.path)],
+          prefixPaths: [CONSOLE_PATH, API_REFERENCE_PATH, GRAPHIQL_ASSETS_PATH],
+          logger,
+        }),
+      )
+      .use(useRouteRoles({ schema, routes: restRoutes, routing }))
+      .use(useIdempotencyKeys({ prisma: db.prisma, routing, logger }))
+      .use(useRestEdge({ schema, routes: restRoutes, routing }))
+      .use(
+        useRestSofa({
+          ...sofaConfig(schema, restRoutes),
+          // SOFA types its handler with fets' Response; the WHATWG Response is what it returns at run time.
+          errorHandler: createRestErrorHandler(logger) as unknown as NonNullable<Parameters<typeof useRestSofa>[0]['errorHandler']>,
+        }),
+      )
+      .use(...graphqlLimitPlugins(config.graphqlLimits), useErrorPolicy())
       // The node bound before compiling (a refused document is never compiled), the expensive-slot
       // and answer-size checks around the executor compiled execution chose (ADR 0043).
-      bounds.count,
-      useCompiledExecution(),
-      bounds.run,
-      useRevocableStreams({ liveStreams }),
-    ],
+      .use(bounds.count, useCompiledExecution(), bounds.run, useRevocableStreams({ liveStreams })).plugins,
   });
   return Object.assign(yoga, { liveStreams });
 }

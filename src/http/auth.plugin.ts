@@ -6,6 +6,7 @@ import { requestErrorResponse } from '../errors/request-errors';
 import type { ServerContext } from '../graphql/context';
 import type { AuthInfo } from '../auth/token.service';
 import { authenticate, type Authenticator } from './authenticate';
+import type { StepPlugin } from './plugin-chain';
 
 export type PublicRoute = { method: string; path: string };
 
@@ -20,7 +21,7 @@ export type BearerAuthOptions = Authenticator & {
  * Every route needs `Authorization: Bearer <token>` except the public ones. (Yoga renders the
  * GraphiQL page before any plugin runs and never executes a query there.)
  */
-export function useBearerAuth(options: BearerAuthOptions): Plugin<object, ServerContext> {
+export function useBearerAuth(options: BearerAuthOptions): StepPlugin<'body' | 'counted' | 'conventions', 'token'> {
   const isPublic = (method: string, path: string) =>
     options.publicRoutes.some((r) => r.path === path && (r.method === method || (r.method === 'GET' && method === 'HEAD')));
   return {

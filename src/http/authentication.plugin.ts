@@ -1,8 +1,7 @@
-import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { requestErrorResponse } from '../errors/request-errors';
-import type { ServerContext } from '../graphql/context';
 import { authenticate, type Authenticator } from './authenticate';
+import type { StepPlugin } from './plugin-chain';
 
 export type AuthenticationOptions = Authenticator & {
   logger: Logger;
@@ -16,7 +15,7 @@ export type AuthenticationOptions = Authenticator & {
  * one where a token is needed, the role check and Idempotency-Keys read it. It refuses nothing
  * itself; a lookup that fails for the database answers 503 like any request would.
  */
-export function useAuthentication(options: AuthenticationOptions): Plugin<object, ServerContext> {
+export function useAuthentication(options: AuthenticationOptions): StepPlugin<never, 'caller'> {
   const exempt = new Set(options.exemptPaths ?? []);
   return {
     onRequest({ request, url, serverContext, endResponse }) {

@@ -4,6 +4,7 @@ import type { ServerContext } from '../graphql/context';
 import { readBodyText } from './request-body';
 import { API_BASE } from '../routing/route-table';
 import { scanJson } from '../pacing/json-body';
+import type { StepPlugin } from './plugin-chain';
 
 /** Deeper JSON is refused: no payload of this API nests this far, and deep nesting overflows stacks. */
 export const MAX_JSON_DEPTH = 64;
@@ -20,7 +21,7 @@ export type BodyLimitsOptions = { maxBytes: number; graphqlEndpoint: string };
  * `serverContext.bodyText`. Outside /api the request is replaced by one carrying the same text
  * (Yoga reads /graphql's body itself); under /api the REST edge builds the one request SOFA reads.
  */
-export function useBodyLimits(options: BodyLimitsOptions): Plugin<object, ServerContext> {
+export function useBodyLimits(options: BodyLimitsOptions): StepPlugin<never, 'body'> {
   const readBody = async ({ request, url, serverContext, setRequest, endResponse, fetchAPI }: OnRequestPayload): Promise<void> => {
     try {
       const text = await readBodyText(request, options.maxBytes);

@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http';
-import type { Plugin } from 'graphql-yoga';
 import { errorResponse, type ErrorBody } from '../errors/app-error';
 import type { ServerContext } from '../graphql/context';
 import { API_BASE, type RestRoute } from '../routing/route-table';
+import type { StepPlugin } from './plugin-chain';
 import type { RouteMatching } from './route-match.plugin';
 
 type ConventionsContext = ServerContext & { headRequest?: boolean };
@@ -26,10 +26,11 @@ const JSON_WITHOUT_CHARSET = /^application\/([\w.+-]+\+)?json\s*$/i;
  * served (the GET runs, its body is dropped), OPTIONS and 405 naming the allowed methods in
  * `Allow`, a reason phrase and `charset=utf-8` on JSON, `Location` on a 201 that created a
  * resource, and /graphql errors raised before GraphQL runs (401, 429, 503) in GraphQL's shape.
- * Listed after the rate limit (so these answers are counted) and before the bearer gate (so
- * OPTIONS and 405 need no token); its onResponse sees the answer every earlier plugin produced.
+ * After the rate limit ('counted': these answers are counted) and before the bearer gate, which
+ * needs 'conventions' (so OPTIONS and 405 need no token); its onResponse sees the answer every
+ * earlier plugin produced.
  */
-export function useHttpConventions(options: HttpConventionsOptions): Plugin<object, ConventionsContext> {
+export function useHttpConventions(options: HttpConventionsOptions): StepPlugin<'route' | 'counted', 'conventions', ConventionsContext> {
   const getOnly = new Set(options.getPaths);
   const locations = new Map(options.routes.filter((r) => r.location).map((r) => [`${r.method} ${API_BASE}${r.path}`, r.location!]));
 

@@ -7,6 +7,7 @@ import type { AuthInfo } from '../auth/token.service';
 import { IDEMPOTENCY_HEADER, idempotencyRef, keyProblem, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
 import { claimKey, completeKey, pruneExpiredKeys, releaseKey, renewLease, type KeyIdentity } from '../idempotency/idempotency.service';
 import { API_BASE } from '../routing/route-table';
+import type { StepPlugin } from './plugin-chain';
 import type { RouteMatching } from './route-match.plugin';
 
 /** The headers of an answer that belong to it (not to the moment it is sent, like rate-limit counters). */
@@ -31,7 +32,7 @@ export type IdempotencyOptions = {
  * runs after authentication and rate limiting, before the REST edge validates and SOFA executes,
  * so that a validation error is replayed like any other answer.
  */
-export function useIdempotencyKeys(options: IdempotencyOptions): Plugin<object, ServerContext> {
+export function useIdempotencyKeys(options: IdempotencyOptions): StepPlugin<'route' | 'body' | 'caller' | 'role', 'idempotency'> {
   const { prisma, logger } = options;
   const leaseMs = options.leaseMs ?? 30_000;
   const pruneIntervalMs = options.pruneIntervalMs ?? 600_000;

@@ -1,6 +1,6 @@
-import type { Plugin } from 'graphql-yoga';
 import type { ServerContext } from '../graphql/context';
 import { API_BASE, createRouteMatcher, type HttpMethod, type RestRoute, type RouteMatch } from '../routing/route-table';
+import type { StepPlugin } from './plugin-chain';
 
 export type RouteMatchOptions = { routes: readonly RestRoute[] };
 
@@ -13,11 +13,12 @@ export type RouteLookup = RouteMatch | 'method-not-allowed' | undefined;
  * the REST edge read its answer instead of matching again.
  */
 export type RouteMatching = {
-  /** Goes first among the plugins (after the request log): everything after it may read the route. */
-  plugin: Plugin<object, ServerContext>;
+  /** Gives the 'route' stage, which every plugin that reads the route needs (plugin-chain.ts). */
+  plugin: StepPlugin<never, 'route'>;
   /**
    * This request's route. Throws when the step has not run for the request: a plugin that reads
-   * the route was placed before `plugin`, which every test of a route then shows.
+   * the route was placed before `plugin` where the types did not see it (a plain array, or
+   * JavaScript), which every test of a route then shows.
    */
   routeOf(context: ServerContext): RouteLookup;
   /**

@@ -1,11 +1,11 @@
 import { getOperationAST, parse } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { errorResponse } from '../errors/app-error';
 import type { ServerContext } from '../graphql/context';
 import type { RateClass, RateLimiters } from '../rate-limits/limiters';
+import type { StepPlugin } from './plugin-chain';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -68,7 +68,7 @@ export type RateLimitOptions = {
  * the bearer gate, so that every response (401s included) is counted and carries the
  * X-RateLimit-* headers; past the limit the request is answered 429 before anything is applied.
  */
-export function useRateLimit(options: RateLimitOptions): Plugin<object, ServerContext> {
+export function useRateLimit(options: RateLimitOptions): StepPlugin<'body' | 'caller', 'counted'> {
   const exempt = new Set(options.exemptPaths ?? []);
   return {
     async onRequest({ request, url, serverContext, endResponse }) {

@@ -2,6 +2,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { requestErrorResponse } from '../errors/request-errors';
 import type { ServerContext } from '../graphql/context';
+import type { StepPlugin } from '../http/plugin-chain';
 import type { RouteMatching } from '../http/route-match.plugin';
 import { fullPath } from '../routing/route-table';
 import type { Metrics } from './metrics';
@@ -24,7 +25,7 @@ export type OpsOptions = {
  * GET /ready (public) and GET /metrics (behind the bearer token, like the API), and the request
  * metrics, labelled by route template so that ids do not explode the label space.
  */
-export function useOps(options: OpsOptions): Plugin<object, ServerContext> {
+export function useOps(options: OpsOptions): StepPlugin<'route' | 'token'> {
   const fixed = new Set([...options.fixedPaths, READY_PATH, METRICS_PATH]);
   const templateOf = (serverContext: ServerContext, pathname: string): string => {
     if (fixed.has(pathname)) return pathname;

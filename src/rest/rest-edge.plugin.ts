@@ -1,11 +1,10 @@
 import type { GraphQLSchema } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 import { AppError, errorResponse } from '../errors/app-error';
 import { parseJsonObject, parseJsonObjectPaced } from '../http/request-body';
 import { PIECEWISE_MIN_CHARS } from '../pacing/json-body';
 import { perRecordBatchArgs, undecodableQueryParams, unknownBodyFields, validateRestArguments } from './arguments';
-import type { ServerContext } from '../graphql/context';
 import { buildOpenApiDocument, documentedQueryParameters } from './openapi';
+import type { StepPlugin } from '../http/plugin-chain';
 import type { RouteMatching } from '../http/route-match.plugin';
 import { API_BASE, type RestRoute } from '../routing/route-table';
 
@@ -16,7 +15,7 @@ export type RestEdgeOptions = { schema: GraphQLSchema; routes: readonly RestRout
  * depth-checked by the body-limits plugin) are parsed and normalised (a bare product object
  * becomes {products: [it]}), and arguments are validated with field names. SOFA sees only requests it can execute.
  */
-export function useRestEdge(options: RestEdgeOptions): Plugin<object, ServerContext> {
+export function useRestEdge(options: RestEdgeOptions): StepPlugin<'route' | 'body' | 'idempotency'> {
   // The document is the contract: a parameter it does not list is refused, one it lists never is.
   const document = buildOpenApiDocument(options.schema, options.routes);
   const queryParameters = new Map(options.routes.map((r) => [r, documentedQueryParameters(document, r)]));

@@ -1,8 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 import { forbidden, type Role } from '../auth/roles';
 import { errorResponse } from '../errors/app-error';
-import type { ServerContext } from '../graphql/context';
+import type { StepPlugin } from '../http/plugin-chain';
 import type { RouteMatching } from '../http/route-match.plugin';
 import type { RestRoute } from '../routing/route-table';
 import { routeRoles } from './route-roles';
@@ -15,7 +14,7 @@ export type RouteRolesOptions = { schema: GraphQLSchema; routes: readonly RestRo
  * push costs a lookup, and a refusal is a 403 whatever else is wrong with the request. GraphQL
  * enforces the same grants field by field (scope auth); this is the REST edge's early answer.
  */
-export function useRouteRoles(options: RouteRolesOptions): Plugin<object, ServerContext> {
+export function useRouteRoles(options: RouteRolesOptions): StepPlugin<'route' | 'caller', 'role'> {
   const allowed = new Map(options.routes.map((route) => [route, routeRoles(options.schema, route)]));
   return {
     onRequest({ serverContext, endResponse }) {
