@@ -8,6 +8,7 @@ import { createSecretBox } from '../../src/deliveries/secret-box';
 import { useApiFixture } from '../support/http';
 import { workerProcess } from '../support/process';
 import { startReceiver, type Reply } from '../support/receiver';
+import { waitFor } from '../support/wait-for';
 
 const logger = pino({ level: 'silent' });
 
@@ -40,8 +41,7 @@ describe('change webhooks when the worker dies', () => {
     const pending = await pushChannel('crash-mid', receiver.url);
     const { child, exited } = workerProcess(ctx.db.url, key);
     try {
-      const deadline = Date.now() + 60_000;
-      while (receiver.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => receiver.requests.length > 0, 60_000, 'the child mid-delivery');
       expect(receiver.requests).toHaveLength(1);
       child.kill('SIGKILL');
       expect(await exited).toBe('SIGKILL');

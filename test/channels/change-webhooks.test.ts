@@ -8,6 +8,7 @@ import { updateWebhook } from '../../src/webhooks/webhook.service';
 import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
 import { startReceiver, type Reply } from '../support/receiver';
+import { waitFor } from '../support/wait-for';
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const HOUR = 3_600_000;
@@ -125,15 +126,18 @@ describe.each(backends)('change webhooks on %s', (backend) => {
 
     // Push off: the shop polls again (the mode is read at most once a second).
     await stopChannelPush(ctx.db.prisma, name);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    expect((await ctx.api.request('GET', '/api/v1/updated-products', { token: shop })).status).toBe(200);
+    await waitFor(
+      async () => (await ctx.api.request('GET', '/api/v1/updated-products', { token: shop })).status === 200,
+      30_000,
+      'polls again',
+    );
   });
 
   it('pushes channel default too, and its integration token may then not poll', async () => {
     await push([{ external_id: `default-push-${backend}`, name: 'x' }]);
     await setChannelPush(ctx.db.prisma, ctx.api.secrets, 'default', { url: receiver.url });
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    expect((await ctx.api.request('GET', '/api/v1/updated-products')).status).toBe(409);
+    // The mode is read at most once a second.
+    await waitFor(async () => (await ctx.api.request('GET', '/api/v1/updated-products')).status === 409, 30_000, 'refused to poll');
     now = new Date(Date.now() + 60_000);
     const w = worker();
     while ((await w.runOnce()) > 0);

@@ -33,31 +33,13 @@ describe.each(backends)('queue work notifications on %s', (backend) => {
   });
   beforeEach(() => (received.length = 0));
 
-  it('coalesces a burst into one NOTIFY in flight and one after it, with the process id', async () => {
+  it('sends the NOTIFYs with the process id', async () => {
     for (let i = 0; i < 50; i++) notifyQueueWork(pool);
-    await waitFor(() => received.length >= 2, 10_000, 'two notifications');
-    // Nothing else is on its way: a third would have been sent by now.
-    await new Promise((r) => setTimeout(r, 300));
-    expect(received).toEqual([QUEUE_NOTIFIER_ID, QUEUE_NOTIFIER_ID]);
-
-    received.length = 0;
-    notifyQueueWork(pool);
-    await waitFor(() => received.length >= 1, 10_000, 'a later notification');
-    await new Promise((r) => setTimeout(r, 300));
-    expect(received).toEqual([QUEUE_NOTIFIER_ID]);
-  });
-
-  it('spaces out the NOTIFYs of a steady stream of reports', async () => {
-    const started = Date.now();
-    while (Date.now() - started < 300) {
-      notifyQueueWork(pool);
-      await new Promise((r) => setTimeout(r, 1));
-    }
-    const elapsed = Date.now() - started;
-    await new Promise((r) => setTimeout(r, 300));
-    // One in flight at a time alone would send one per round trip (about a millisecond here).
-    expect(received.length).toBeGreaterThanOrEqual(2);
-    expect(received.length).toBeLessThanOrEqual(Math.ceil(elapsed / QUEUE_NOTIFY_SPACING_MS) + 2);
+    await waitFor(() => received.length >= 2, 30_000, 'two notifications');
+    // A later NOTIFY of another sender: the burst's arrive before it (how many is the test below's).
+    await pool.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, 'marker']);
+    await waitFor(() => received.includes('marker'), 30_000, 'the marker');
+    expect(received).toEqual([QUEUE_NOTIFIER_ID, QUEUE_NOTIFIER_ID, 'marker']);
   });
 
   it("wakes a listener on other processes' notifications, not on its own", async () => {
@@ -69,18 +51,62 @@ describe.each(backends)('queue work notifications on %s', (backend) => {
         onWork: () => wakeUps++,
         ownPayload: QUEUE_NOTIFIER_ID,
       });
-      await waitFor(() => queueListener!.listening() && wakeUps === 1, 10_000, 'LISTEN'); // it wakes once when it starts listening
-      notifyQueueWork(pool);
-      await waitFor(() => received.length >= 1, 10_000, 'own notification');
-      await pool.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, 'another-replica']);
-      await waitFor(() => received.length >= 2, 10_000, "another replica's notification");
-      await waitFor(() => wakeUps === 2, 10_000, 'wake-up');
+      await waitFor(() => queueListener!.listening() && wakeUps === 1, 30_000, 'LISTEN'); // it wakes once when it starts listening
+      // Its own and another replica's, committed together: they reach the listener together, in this
+      // order, so that when the second has woken it the first has been heard (and must not have).
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, QUEUE_NOTIFIER_ID]);
+        await client.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, 'another-replica']);
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+      await waitFor(() => wakeUps >= 2, 30_000, "another replica's wake-up");
+      expect(wakeUps).toBe(2);
       await pool.query(`NOTIFY ${QUEUE_CHANNEL}`); // the recover mutation's, without payload
-      await waitFor(() => wakeUps === 3, 10_000, 'wake-up without payload');
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor(() => wakeUps >= 3, 30_000, 'wake-up without payload');
       expect(wakeUps).toBe(3);
     } finally {
       await queueListener?.close();
     }
+  });
+});
+
+/** The NOTIFYs' schedule on jest's clock, over a pool that records them: exact, however busy the machine. */
+describe('queue work notifications, in time', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => jest.useRealTimers());
+
+  /** A pool whose NOTIFYs answer at once, recording when each was sent. */
+  const recordingPool = () => {
+    const sent: number[] = [];
+    const pool = { query: () => (sent.push(Date.now()), Promise.resolve({ rows: [] })) } as unknown as Pool;
+    return { pool, sent };
+  };
+
+  it('coalesces a burst into one NOTIFY in flight and one after it; one more for a later report', async () => {
+    const { pool: burst, sent } = recordingPool();
+    for (let i = 0; i < 50; i++) notifyQueueWork(burst);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(sent).toEqual([1_000_000, 1_000_000 + QUEUE_NOTIFY_SPACING_MS]);
+    notifyQueueWork(burst);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(sent).toHaveLength(3);
+  });
+
+  it('spaces out the NOTIFYs of a steady stream of reports', async () => {
+    const { pool: steady, sent } = recordingPool();
+    // A report every millisecond for 300 ms: one in flight at a time alone would send one each.
+    for (let ms = 0; ms < 300; ms++) {
+      notifyQueueWork(steady);
+      await jest.advanceTimersByTimeAsync(1);
+    }
+    await jest.advanceTimersByTimeAsync(1_000);
+    const gaps = sent.slice(1).map((at, i) => at - sent[i]!);
+    expect(sent.length).toBeGreaterThanOrEqual(2);
+    expect(sent.length).toBeLessThanOrEqual(300 / QUEUE_NOTIFY_SPACING_MS + 2);
+    expect(gaps.every((gap) => gap >= QUEUE_NOTIFY_SPACING_MS)).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { createWebhook } from '../../src/webhooks/webhook.service';
 import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
 import { startReceiver } from '../support/receiver';
+import { waitFor } from '../support/wait-for';
 
 const logger = pino({ level: 'silent' });
 
@@ -74,11 +75,14 @@ describe.each(backends)('a worker behind the wake gate on %s', (backend) => {
 
   /**
    * The worker as its thread runs it: woken only through the gate, with a message (here an
-   * emitter, a macrotask later) only when the gate says it sleeps; a minute between polls, so
+   * emitter, a macrotask later) only when the gate says it sleeps; an hour between polls, so
    * only a wake-up can deliver within the test's bounds. `duringEmptyClaim` runs after the
    * first empty claim has read its snapshot and before the worker sees its result.
    */
-  async function deliveredWithin(duringEmptyClaim: (() => Promise<void>) | undefined, act: () => Promise<void>): Promise<number> {
+  async function deliveredWithin(
+    duringEmptyClaim: (() => Promise<void>) | undefined,
+    act: (state: Int32Array) => Promise<void>,
+  ): Promise<number> {
     const state = new Int32Array(createWakeState());
     const messages = new EventEmitter();
     let posted = 0;
@@ -101,7 +105,7 @@ describe.each(backends)('a worker behind the wake gate on %s', (backend) => {
       database,
       secrets: ctx.api.secrets,
       logger,
-      pollIntervalMs: 60_000,
+      pollIntervalMs: 3_600_000,
       wakeGate: wakeGate(state),
       events: {
         onQueueWork(listener) {
@@ -112,10 +116,8 @@ describe.each(backends)('a worker behind the wake gate on %s', (backend) => {
     });
     worker.start();
     try {
-      await act();
-      const started = Date.now();
-      while (receiver.requests.length === 0 && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 10));
-      expect(receiver.requests).toHaveLength(1);
+      await act(state);
+      await waitFor(() => receiver.requests.length === 1, 60_000, 'the delivery');
       return posted;
     } finally {
       await worker.stop();
@@ -130,16 +132,14 @@ describe.each(backends)('a worker behind the wake gate on %s', (backend) => {
         expect((await report()).status).toBe(201);
         reported = true;
       },
-      async () => {
-        while (!reported) await new Promise((r) => setTimeout(r, 5));
-      },
+      () => waitFor(() => reported, 60_000, 'the report during the empty claim'),
     );
     expect(posted).toBe(0);
   });
 
   it('wakes a sleeping worker with one message', async () => {
-    const posted = await deliveredWithin(undefined, async () => {
-      await new Promise((r) => setTimeout(r, 100)); // the worker is now asleep until its next poll
+    const posted = await deliveredWithin(undefined, async (state) => {
+      await waitFor(() => Atomics.load(state, 0) === ASLEEP, 60_000, 'the worker asleep until its next poll');
       expect((await report()).status).toBe(201);
     });
     expect(posted).toBe(1);

@@ -6,6 +6,7 @@ import { createWebhook } from '../../src/webhooks/webhook.service';
 import { useApiFixture } from '../support/http';
 import { workerProcess } from '../support/process';
 import { startReceiver, type Reply } from '../support/receiver';
+import { waitFor } from '../support/wait-for';
 
 /** Once per run, on the embedded test cluster: the child works on the fixture's database over its socket. */
 describe('a worker process killed mid-delivery', () => {
@@ -29,8 +30,7 @@ describe('a worker process killed mid-delivery', () => {
 
     const { child, exited } = workerProcess(ctx.db.url, key);
     try {
-      const deadline = Date.now() + 60_000;
-      while (receiver.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => receiver.requests.length > 0, 60_000, 'the child mid-delivery');
       expect(receiver.requests).toHaveLength(1); // the child is now mid-delivery
       expect((await ctx.db.prisma.outboundQueueItem.findFirstOrThrow()).status).toBe('processing');
       child.kill('SIGKILL');

@@ -6,6 +6,7 @@ import { createReadiness } from '../../src/ops/readiness';
 import { spawnWorkerThread } from '../../src/queue/worker-thread';
 import { openStore, type Store } from '../../src/db/store';
 import { createPostgresDatabase } from '../support/database';
+import { waitFor } from '../support/wait-for';
 
 /**
  * `serve` spawns the webhook worker's thread before the store opens, so that its modules load
@@ -41,8 +42,7 @@ describe('the webhook worker thread, spawned before the store opens', () => {
       expect((await readiness()).ready).toBe(false);
 
       worker.start({ databaseUrl: database.url, encryptionKey: randomBytes(32), events, onAttempt: () => undefined });
-      const deadline = Date.now() + 30_000;
-      while (worker.lastClaimAt() === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitFor(() => worker.lastClaimAt() !== undefined, 60_000, 'the first claim');
       expect(await readiness()).toEqual({ ready: true, checks: { database: 'ok', migrations: 'ok', worker: 'ok' } });
     } finally {
       await worker.stop();

@@ -8,6 +8,7 @@ import { createWebhook } from '../../src/webhooks/webhook.service';
 import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
 import { startReceiver, type Reply } from '../support/receiver';
+import { waitFor } from '../support/wait-for';
 
 const SECRET = 'receiver-shared-secret-123';
 const MINUTE = 60_000;
@@ -145,7 +146,7 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
   });
 
   it('counts a timeout as a failed attempt', async () => {
-    answer = () => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), 1_000));
+    answer = () => new Promise<Reply>(() => undefined); // never answers
     await report();
     await worker({ timeoutMs: 100 }).runOnce();
     expect(await onlyItem()).toMatchObject({ status: 'pending', attempts: 1, lastError: 'timeout' });
@@ -170,7 +171,7 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
     answer = (index) => (index === 0 ? new Promise<Reply>((resolve) => (releaseFirst = resolve)) : { status: 200 });
     await report();
     const dying = worker({ leaseMs: 60_000 }).runOnce();
-    while (receiver.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => receiver.requests.length === 1, 60_000, 'the first delivery under way');
     expect((await onlyItem()).status).toBe('processing');
 
     now = new Date(now.getTime() + 61_000); // the lease has run out
@@ -187,15 +188,15 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
   });
 
   it('sends the first attempt as soon as the failure is stored, not at the next poll', async () => {
-    const w = worker({ clock: undefined, pollIntervalMs: 60_000, events: ctx.api.events });
+    let claims = 0;
+    // Polling once an hour: after its first (empty) claim only the wake-up can bring a delivery.
+    const w = worker({ clock: undefined, pollIntervalMs: 3_600_000, events: ctx.api.events, onClaim: () => claims++ });
     w.start();
     try {
-      await new Promise((r) => setTimeout(r, 100)); // the worker is now waiting for its next poll
-      const reported = Date.now();
+      await waitFor(() => claims === 1, 30_000, 'the first claim');
       await report();
-      while (receiver.requests.length === 0 && Date.now() - reported < 10_000) await new Promise((r) => setTimeout(r, 10));
-      expect(receiver.requests).toHaveLength(1);
-      expect(receiver.requests[0]!.at - reported).toBeLessThan(10_000);
+      // Within a minute, not an hour: the report woke the worker.
+      await waitFor(() => receiver.requests.length === 1, 60_000, 'the delivery');
     } finally {
       await w.stop();
     }
@@ -230,10 +231,12 @@ describe.each(backends)('two workers on one database on %s', (backend) => {
     );
     workers.forEach((w) => w.start());
     try {
-      const deadline = Date.now() + 150_000;
-      while ((await ctx.db.prisma.outboundQueueItem.count({ where: { status: 'completed' } })) < 1000 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitFor(
+        async () => (await ctx.db.prisma.outboundQueueItem.count({ where: { status: 'completed' } })) === 1000,
+        150_000,
+        '1,000 items completed',
+        { intervalMs: 100 },
+      );
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
       await Promise.all(replicas.map((p) => p.$disconnect()));
