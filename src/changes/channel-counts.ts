@@ -1,5 +1,5 @@
 import type { SqlRunner } from './ledger';
-import { scopeColumnOf, type TrackedTableName } from './tracked-entities';
+import type { TrackedTableName } from './tracked-entities';
 
 /**
  * Pending counts of the channels other than default (ADR 0045), kept as channel default's are
@@ -7,23 +7,6 @@ import { scopeColumnOf, type TrackedTableName } from './tracked-entities';
  * `channel_pending_deltas`, so sum(delta) per channel, table and scope is the exact count in every
  * snapshot, read in O(1) after compaction.
  */
-
-/**
- * SQL of a channel's pending count of `table` (restricted to `filter`) as a scalar subquery, when
- * the counters can answer it (no filter, or one on the scope column); undefined otherwise.
- * `channel` and `placeholder` name parameters.
- */
-export function channelPendingCountSql(
-  table: TrackedTableName,
-  channel: string,
-  filter: Record<string, string>,
-  placeholder: (column: string) => string,
-): string | undefined {
-  const columns = Object.keys(filter);
-  if (columns.length > 1 || (columns.length === 1 && columns[0] !== scopeColumnOf(table))) return undefined;
-  const scope = columns.length === 1 ? ` AND scope = ${placeholder(columns[0]!)}::text` : '';
-  return `(SELECT COALESCE(sum(delta), 0)::int FROM channel_pending_deltas WHERE channel_id = ${channel} AND table_name = '${table}'${scope})`;
-}
 
 /** Records of `table` pending for channel `channelId` (other than default), from its counters. */
 export async function countPendingOnChannel(db: SqlRunner, table: TrackedTableName, channelId: number): Promise<number> {

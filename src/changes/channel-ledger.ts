@@ -1,5 +1,7 @@
-import { entityOfTable, scopeColumnOf, trackedTable, type TrackedTableName } from './tracked-entities';
+import { entityOfTable, type TrackedTableName } from './tracked-entities';
 import type { AckItem, AckOutcome, SqlRunner } from './ledger-types';
+import { aboveCursorSql, channelAckJoinSql, firstPendingSql, scopeSql, T } from './sql/fragments';
+import { sql, trackedTable, trackedTableLiteral } from './sql/sql';
 
 /**
  * The ledger of a channel other than `default` (ADR 0045): a cursor per table in (updated_at, id)
@@ -19,60 +21,6 @@ import type { AckItem, AckOutcome, SqlRunner } from './ledger-types';
  */
 export const LEDGER_CHANNEL: unique symbol = Symbol('ledgerChannel');
 
-/** The SQL of a table's scope (what its change list may be filtered by and is counted per). */
-export function scopeSql(table: TrackedTableName, alias: string): string {
-  const column = scopeColumnOf(table);
-  return column ? `${alias}."${column}"::text` : `''::text`;
-}
-
-/** `(t.updated_at, t.id)` lies above the channel's cursor (`$channel` names its parameter). */
-export function aboveCursorSql(table: TrackedTableName, alias: string, channel: string): string {
-  const cursor = `FROM channel_cursors WHERE channel_id = ${channel} AND table_name = '${table}'`;
-  return `(${alias}.updated_at, ${alias}.id) > ((SELECT stamp ${cursor}), (SELECT record_id ${cursor}))`;
-}
-
-/** Joins the channel's acknowledgement of each row as `a` (`$channel` names its parameter). */
-export function channelAckJoinSql(table: TrackedTableName, alias: string, channel: string): string {
-  return `LEFT JOIN channel_acks AS a ON a.channel_id = ${channel} AND a.table_name = '${table}' AND a.record_id = ${alias}.id`;
-}
-
-/**
- * Whether the row `alias`, its acknowledgement joined as `a` (channelAckJoinSql), is pending on the
- * channel: above the cursor and not acknowledged at its current revision. `$channel` names its parameter.
- */
-export function pendingJoinedSql(table: TrackedTableName, alias: string, channel: string): string {
-  return `(${aboveCursorSql(table, alias, channel)} AND (a.acked_revision IS NULL OR a.acked_revision < ${alias}.revision))`;
-}
-
-/**
- * The first change pending on a channel in `table`, `columns` of it (of the row `t`): an index scan
- * that stops there, from the cursor, or on channel default (`channel` null) its partial index on
- * `pending`. `channel` names the channel's parameter.
- */
-export function firstPendingSql(table: TrackedTableName, channel: string | null, columns: string): string {
-  if (channel === null) return `SELECT ${columns} FROM ${trackedTable(table)} AS t WHERE t.pending ORDER BY t.updated_at, t.id LIMIT 1`;
-  return `SELECT ${columns} FROM ${trackedTable(table)} AS t ${channelAckJoinSql(table, 't', channel)}
-           WHERE ${pendingJoinedSql(table, 't', channel)} ORDER BY t.updated_at, t.id LIMIT 1`;
-}
-
-/**
- * The `updated_at` of the oldest change pending on a channel in `table`, as a scalar subquery (NULL
- * when none): the first record of its change list. `channel` names the channel's parameter; null is
- * channel default.
- */
-export function oldestPendingSql(table: TrackedTableName, channel: string | null): string {
-  return `(${firstPendingSql(table, channel, 't.updated_at')})`;
-}
-
-/**
- * Whether the row `alias` is pending for the channel, as a condition of its own (filters, counts):
- * above the cursor and no acknowledgement of its current revision. `$channel` names its parameter.
- */
-export function channelPendingSql(table: TrackedTableName, alias: string, channel: string): string {
-  const acked = `SELECT 1 FROM channel_acks AS pa WHERE pa.channel_id = ${channel} AND pa.table_name = '${table}' AND pa.record_id = ${alias}.id`;
-  return `(${aboveCursorSql(table, alias, channel)} AND NOT EXISTS (${acked} AND pa.acked_revision >= ${alias}.revision))`;
-}
-
 /**
  * Acknowledges items for a reader on `channelId`: the same claims as channel default (the revision
  * named, else the revision last listed to this reader; never beyond the current one), written to
@@ -88,42 +36,39 @@ export async function acknowledgeOnChannel(
   outcome: AckOutcome,
 ): Promise<void> {
   const { keyed } = entityOfTable(table);
-  const externalId = keyed ? 'l.external_id' : 'NULL::text';
+  const { channelId } = reader;
+  const externalId = keyed ? sql`l.external_id` : sql`NULL::text`;
   const payload = JSON.stringify(items.map((i) => ({ id: i.id, revision: i.revision ?? null })));
-  await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext('channel_acks'), $1::int)::text`, reader.channelId);
+  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('channel_acks'), ${channelId}::int)::text`;
   // These statements' estimates are far above their work (a few hundred rows each): on a server with
   // JIT (PostgreSQL's default) they would be compiled at every acknowledgement, for longer than they run.
-  await tx.$executeRawUnsafe('SET LOCAL jit = off');
-  const rows = await tx.$queryRawUnsafe<Array<{ id: number; external_id: string | null }>>(
-    `WITH v AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int)),
+  await tx.$executeRaw`SET LOCAL jit = off`;
+  const rows = await tx.$queryRaw<Array<{ id: number; external_id: string | null }>>(sql`
+    WITH v AS (SELECT * FROM jsonb_to_recordset(${payload}::jsonb) AS v(id int, revision int)),
      locked AS MATERIALIZED (
-       SELECT t.id, t.revision, t.updated_at, ${keyed ? 't.external_id,' : ''} ${scopeSql(table, 't')} AS scope,
-              (t.listed_revisions ->> $2::text)::int AS listed
+       SELECT t.id, t.revision, t.updated_at, ${keyed ? sql`t.external_id,` : sql``} ${scopeSql(table)} AS scope,
+              (t.listed_revisions ->> ${reader.key}::text)::int AS listed
          FROM ${trackedTable(table)} AS t WHERE t.id IN (SELECT id FROM v) ORDER BY t.id FOR SHARE
      ),
      claims AS MATERIALIZED (
        SELECT l.id, l.revision, l.scope, ${externalId} AS external_id, LEAST(l.revision, COALESCE(v.revision, l.listed)) AS covered,
-              ${aboveCursorSql(table, 'l', '$3::int')} AS above, a.acked_revision AS before
-         FROM v JOIN locked AS l ON l.id = v.id ${channelAckJoinSql(table, 'l', '$3::int')}
+              ${aboveCursorSql(table, L, channelId)} AS above, a.acked_revision AS before
+         FROM v JOIN locked AS l ON l.id = v.id ${channelAckJoinSql(table, L, channelId)}
         WHERE COALESCE(v.revision, l.listed) IS NOT NULL
      ),
      written AS (
        INSERT INTO channel_acks (channel_id, table_name, record_id, acked_revision)
-       SELECT $3::int, '${table}', id, covered FROM claims
+       SELECT ${channelId}::int, ${trackedTableLiteral(table)}, id, covered FROM claims
        ON CONFLICT (channel_id, table_name, record_id)
        DO UPDATE SET acked_revision = GREATEST(channel_acks.acked_revision, EXCLUDED.acked_revision)
      ),
      counted AS (
        INSERT INTO channel_pending_deltas (channel_id, table_name, scope, delta)
-       SELECT $3::int, '${table}', scope, -count(*) FROM claims
+       SELECT ${channelId}::int, ${trackedTableLiteral(table)}, scope, -count(*) FROM claims
         WHERE above AND COALESCE(before, 0) < revision AND GREATEST(before, covered) >= revision
         GROUP BY scope
      )
-     SELECT id, external_id FROM claims`,
-    payload,
-    reader.key,
-    reader.channelId,
-  );
+     SELECT id, external_id FROM claims`);
   outcome.acknowledged = rows;
   if (rows.length > 0) await advanceCursor(tx, table, reader.channelId);
 }
@@ -136,15 +81,16 @@ export async function acknowledgeOnChannel(
  * committed row (ADR 0003), so its change lands above the new cursor.
  */
 async function advanceCursor(tx: SqlRunner, table: TrackedTableName, channelId: number): Promise<void> {
-  await tx.$executeRawUnsafe(
-    `WITH first_pending AS MATERIALIZED (${firstPendingSql(table, '$1::int', 't.updated_at, t.id')}), passed AS (
+  await tx.$executeRaw(sql`
+    WITH first_pending AS MATERIALIZED (${firstPendingSql(table, channelId, sql`t.updated_at, t.id`)}), passed AS (
        SELECT t.updated_at, t.id FROM ${trackedTable(table)} AS t
-        WHERE ${aboveCursorSql(table, 't', '$1::int')}
+        WHERE ${aboveCursorSql(table, T, channelId)}
           AND (t.updated_at, t.id) < (COALESCE((SELECT updated_at FROM first_pending), 'infinity'), COALESCE((SELECT id FROM first_pending), 0))
         ORDER BY t.updated_at DESC, t.id DESC LIMIT 1
      )
      UPDATE channel_cursors AS c SET stamp = passed.updated_at, record_id = passed.id
-       FROM passed WHERE c.channel_id = $1::int AND c.table_name = '${table}'`,
-    channelId,
-  );
+       FROM passed WHERE c.channel_id = ${channelId}::int AND c.table_name = ${trackedTableLiteral(table)}`);
 }
+
+/** The alias of the locked rows in the acknowledgement's claims. */
+const L = sql`l`;

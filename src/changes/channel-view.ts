@@ -1,9 +1,10 @@
 import type { PrismaClient } from '../generated/prisma/client';
-import { aboveCursorSql, channelAckJoinSql, channelPendingSql } from './channel-ledger';
 import type { SqlRunner } from './ledger';
 import { fetchPage, type PageArgs } from './page';
 import type { PageShape } from './results';
-import { trackedTable, type TrackedTableName } from './tracked-entities';
+import { aboveCursorSql, channelAckJoinSql, channelPendingSql, T } from './sql/fragments';
+import { column, join, sql, trackedTable, type Sql } from './sql/sql';
+import type { TrackedTableName } from './tracked-entities';
 
 /**
  * Lookups on a channel other than default (ADR 0045). A record read as it is stored (by id, by a
@@ -24,13 +25,10 @@ export async function readChannelStates(
   channelId: number,
   ids: readonly number[],
 ): Promise<Map<number, ChannelRecordState>> {
-  const rows = await db.$queryRawUnsafe<Array<{ id: number; acked_revision: number | null; above: boolean }>>(
-    `SELECT t.id, a.acked_revision, ${aboveCursorSql(table, 't', '$1::int')} AS above
-       FROM ${trackedTable(table)} AS t ${channelAckJoinSql(table, 't', '$1::int')}
-      WHERE t.id IN (SELECT (jsonb_array_elements_text($2::jsonb))::int)`,
-    channelId,
-    JSON.stringify([...new Set(ids)]),
-  );
+  const rows = await db.$queryRaw<Array<{ id: number; acked_revision: number | null; above: boolean }>>(sql`
+    SELECT t.id, a.acked_revision, ${aboveCursorSql(table, T, channelId)} AS above
+      FROM ${trackedTable(table)} AS t ${channelAckJoinSql(table, T, channelId)}
+     WHERE t.id IN (SELECT (jsonb_array_elements_text(${JSON.stringify([...new Set(ids)])}::jsonb))::int)`);
   return new Map(rows.map((r) => [r.id, { ackedRevision: r.acked_revision, aboveCursor: r.above }]));
 }
 
@@ -75,26 +73,24 @@ export function pageOnChannel<Row extends { id: number }>(
   args: PageArgs,
   rowsOf: (ids: number[]) => Promise<Row[]>,
 ): Promise<PageShape<Row>> {
-  const params: unknown[] = [channelId];
-  const where = [pending ? channelPendingSql(table, 't', '$1::int') : `NOT ${channelPendingSql(table, 't', '$1::int')}`];
+  const pendingOnChannel = channelPendingSql(table, T, channelId);
+  const where: Sql[] = [pending ? pendingOnChannel : sql`NOT ${pendingOnChannel}`];
   for (const c of conditions) {
+    const col = sql`t.${column(c.column)}`;
     // Compared as text: enum columns (a partner's type, an order's direction) have no = with a text parameter.
-    if ('equals' in c) where.push(`t."${c.column}"::text = $${params.push(String(c.equals))}::text`);
-    else if ('isNull' in c) where.push(`t."${c.column}" IS NULL`);
-    else where.push(`t."${c.column}" > $${params.push(c.after.toISOString())}::timestamptz`);
+    if ('equals' in c) where.push(sql`${col}::text = ${String(c.equals)}::text`);
+    else if ('isNull' in c) where.push(sql`${col} IS NULL`);
+    else where.push(sql`${col} > ${c.after.toISOString()}::timestamptz`);
   }
-  const from = `FROM ${trackedTable(table)} AS t WHERE ${where.join(' AND ')}`;
+  const from = sql`FROM ${trackedTable(table)} AS t WHERE ${join(where, ' AND ')}`;
   return fetchPage(args, from, {
-    find: async (sql, window) => {
-      const ids = await prisma.$queryRawUnsafe<Array<{ id: number }>>(
-        `SELECT t.id ${sql} ORDER BY t.updated_at DESC, t.id DESC LIMIT $${params.length + 1}::int OFFSET $${params.length + 2}::int`,
-        ...params,
-        window.take,
-        window.skip,
+    find: async (rowsFrom, window) => {
+      const ids = await prisma.$queryRaw<Array<{ id: number }>>(
+        sql`SELECT t.id ${rowsFrom} ORDER BY t.updated_at DESC, t.id DESC LIMIT ${window.take}::int OFFSET ${window.skip}::int`,
       );
       const rows = new Map((await rowsOf(ids.map((r) => r.id))).map((row) => [row.id, row]));
       return ids.flatMap((r) => rows.get(r.id) ?? []);
     },
-    count: async (sql) => (await prisma.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n ${sql}`, ...params))[0]?.n ?? 0,
+    count: async (rowsFrom) => (await prisma.$queryRaw<Array<{ n: number }>>(sql`SELECT count(*)::int AS n ${rowsFrom}`))[0]?.n ?? 0,
   });
 }

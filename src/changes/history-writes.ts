@@ -19,14 +19,3 @@ export const historyEntityType = (table: HistoryTable): HistoryEntityType => ent
 
 /** Who pushed: the API token's (or admin account's) name; null when the push had no caller. */
 export type PushedBy = string | null;
-
-export const HISTORY_COLUMNS = '(entity_type, record_id, revision, token_name, changed_at, old_values, new_values)';
-
-/**
- * `{field: value}` of a new tracked row, for the fields its first revision set: the data fields
- * and the columns that were sent (the keys of field_revisions). `{}` when nothing was sent.
- */
-export function createdValuesSql(v: string, columns: readonly string[]): string {
-  const all = columns.length > 0 ? `${v}.data || jsonb_build_object(${columns.map((c) => `'${c}', ${v}.${c}`).join(', ')})` : `${v}.data`;
-  return `COALESCE((SELECT jsonb_object_agg(w.key, w.value) FROM jsonb_each(${all}) AS w WHERE ${v}.field_revisions ? w.key), '{}'::jsonb)`;
-}

@@ -1,12 +1,16 @@
-import type { PrismaClient } from '../generated/prisma/client';
+import type { PgRunner } from '../db/pg-transaction';
 
 /**
  * Types the ledger (ledger.ts) and a channel's ledger (channel-ledger.ts) share, here so that
  * neither imports the other for them.
  */
 
-/** What the ledger's statements run on: Prisma, a transaction of it, or the pool made to look like it. */
-export type SqlRunner = Pick<PrismaClient, '$queryRaw' | '$executeRaw' | '$queryRawUnsafe' | '$executeRawUnsafe'>;
+/**
+ * What the ledger's statements run on: Prisma, a transaction of it, or a pg connection
+ * (src/db/pg-transaction.ts). Each statement is a tagged template, or an `sql` fragment built from
+ * them (src/changes/sql/sql.ts): its values are always parameters.
+ */
+export type SqlRunner = PgRunner;
 
 /** One record to acknowledge: its id, and the revision the reader processed when it says so. */
 export type AckItem = { id: number; revision?: number | null | undefined };

@@ -1,9 +1,10 @@
-import { entityOfTable, trackedTable, type TrackedTableName } from './tracked-entities';
+import { entityOfTable, type TrackedTableName } from './tracked-entities';
 import { acknowledgeOnChannel } from './channel-ledger';
 import type { AckItem, AckOutcome, SqlRunner } from './ledger-types';
+import { pendingFieldsSql } from './sql/fragments';
+import { empty, sql, trackedTable, trackedTableLiteral } from './sql/sql';
 
 export type { TrackedTableName } from './tracked-entities';
-export { trackedTable } from './tracked-entities';
 export type { AckItem, AckOutcome, SqlRunner } from './ledger-types';
 
 /**
@@ -27,11 +28,6 @@ export type FeedListing = { key: string | null; channelId: number | null };
 /** Who acknowledges: always a key, since an acknowledgement by id covers what that key was listed. */
 export type FeedReader = { key: string; channelId: number | null };
 
-/** Fields changed after `threshold`, sorted; used when changing and when acknowledging. */
-export function pendingFieldsSql(fieldRevisions: string, threshold: string): string {
-  return `ARRAY(SELECT f.key FROM jsonb_each_text(${fieldRevisions}) AS f WHERE f.value::int > ${threshold} ORDER BY f.key)`;
-}
-
 /**
  * Acknowledges each item up to the revision it covers: the revision given, else the revision
  * this reader was last listed. Nothing newer, and nothing another reader was shown. Items naming
@@ -48,12 +44,10 @@ export async function acknowledge(
   const payload = JSON.stringify(items.map((i) => ({ id: i.id, revision: i.revision ?? null })));
   if (items.some((i) => i.revision != null)) {
     // Revisions only grow, so a check that passes now still holds when the update runs.
-    outcome.futureRevisions = await db.$queryRawUnsafe<AckOutcome['futureRevisions']>(
-      `SELECT v.id, v.revision, t.revision AS current
-         FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int) JOIN ${trackedTable(table)} AS t ON t.id = v.id
-        WHERE v.revision > t.revision`,
-      payload,
-    );
+    outcome.futureRevisions = await db.$queryRaw<AckOutcome['futureRevisions']>(sql`
+      SELECT v.id, v.revision, t.revision AS current
+        FROM jsonb_to_recordset(${payload}::jsonb) AS v(id int, revision int) JOIN ${trackedTable(table)} AS t ON t.id = v.id
+       WHERE v.revision > t.revision`);
     if (outcome.futureRevisions.length > 0) return outcome;
   }
   if (reader.channelId !== null) {
@@ -64,10 +58,8 @@ export async function acknowledge(
   if (outcome.acknowledged.length < new Set(items.map((i) => i.id)).size) {
     const done = new Set(outcome.acknowledged.map((r) => r.id));
     const missing = [...new Set(items.map((i) => i.id))].filter((id) => !done.has(id));
-    const existing = await db.$queryRawUnsafe<Array<{ id: number }>>(
-      `SELECT id FROM ${trackedTable(table)} WHERE id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
-      JSON.stringify(missing),
-    );
+    const existing = await db.$queryRaw<Array<{ id: number }>>(sql`
+      SELECT id FROM ${trackedTable(table)} WHERE id IN (SELECT (jsonb_array_elements_text(${JSON.stringify(missing)}::jsonb))::int)`);
     const known = new Set(existing.map((r) => r.id));
     outcome.notListed = missing.filter((id) => known.has(id));
     outcome.notFound = missing.filter((id) => !known.has(id));
@@ -84,20 +76,20 @@ async function acknowledgeOnDefault(
 ): Promise<AckOutcome['acknowledged']> {
   // Price items and stock entries have no external_id of their own.
   const { keyed } = entityOfTable(table);
-  const externalId = keyed ? 't.external_id' : 'NULL::text';
+  const externalId = keyed ? sql`t.external_id` : sql`NULL::text`;
   // The revision the reader claims to have processed: named, or its last listing (NULL: none).
-  const claimed = `COALESCE(v.revision, (t.listed_revisions ->> $2::text)::int)`;
+  const claimed = sql`COALESCE(v.revision, (t.listed_revisions ->> ${reader}::text)::int)`;
   // LEAST ignores NULLs, hence the claim is checked on its own in WHERE.
-  const covered = `LEAST(t.revision, ${claimed})`;
-  const acked = `GREATEST(t.acked_revision, ${covered})`;
+  const covered = sql`LEAST(t.revision, ${claimed})`;
+  const acked = sql`GREATEST(t.acked_revision, ${covered})`;
   // Other channels may still need older values for their own `previous` (ADR 0045).
-  const othersNeed = `(SELECT min(c.acked_revision) FROM channel_acks AS c WHERE c.table_name = '${table}' AND c.record_id = t.id)`;
+  const othersNeed = sql`(SELECT min(c.acked_revision) FROM channel_acks AS c WHERE c.table_name = ${trackedTableLiteral(table)} AND c.record_id = t.id)`;
   // Values before changes now covered are of no more use: `previous` is as of the last acknowledgement.
   const prune = !keyed
-    ? ''
+    ? empty
     : // Nothing to prune (no change since the last acknowledgement) costs nothing; the lowest revision
       // other channels still need is read once per row, not once per entry.
-      `pending_values = CASE WHEN t.pending_values = '{}'::jsonb THEN t.pending_values ELSE COALESCE((
+      sql`pending_values = CASE WHEN t.pending_values = '{}'::jsonb THEN t.pending_values ELSE COALESCE((
            SELECT jsonb_object_agg(f.key, kept.entries)
              FROM (SELECT LEAST(${acked}, ${othersNeed}) AS below) AS keep, jsonb_each(t.pending_values) AS f
             CROSS JOIN LATERAL (SELECT jsonb_agg(x ORDER BY (x ->> 0)::int) AS entries FROM jsonb_array_elements(f.value) AS x
@@ -107,21 +99,18 @@ async function acknowledgeOnDefault(
   // ack by id stays a no-op rather than "not listed", and the map holds one entry per reader.
   // Rows are locked in id order first, as pushes lock them: two acknowledgements (or an ack and a
   // push) of the same rows listed in different orders wait for each other instead of deadlocking.
-  return db.$queryRawUnsafe<AckOutcome['acknowledged']>(
-    `WITH locked AS MATERIALIZED (
-       SELECT id FROM ${trackedTable(table)} WHERE id IN (SELECT (x ->> 'id')::int FROM jsonb_array_elements($1::jsonb) AS x) ORDER BY id FOR UPDATE
+  return db.$queryRaw<AckOutcome['acknowledged']>(sql`
+    WITH locked AS MATERIALIZED (
+       SELECT id FROM ${trackedTable(table)} WHERE id IN (SELECT (x ->> 'id')::int FROM jsonb_array_elements(${payload}::jsonb) AS x) ORDER BY id FOR UPDATE
      )
      UPDATE ${trackedTable(table)} AS t SET
         acked_revision = ${acked},
-        changed_fields = ${pendingFieldsSql('t.field_revisions', acked)},
+        changed_fields = ${pendingFieldsSql(sql`t.field_revisions`, acked)},
         pending = t.revision > ${acked},
         ${prune}
         is_new = false,
         acknowledged_at = now()
-       FROM jsonb_to_recordset($1::jsonb) AS v(id int, revision int), locked
+       FROM jsonb_to_recordset(${payload}::jsonb) AS v(id int, revision int), locked
       WHERE t.id = v.id AND locked.id = t.id AND ${claimed} IS NOT NULL
-      RETURNING t.id, ${externalId} AS external_id`,
-    payload,
-    reader,
-  );
+      RETURNING t.id, ${externalId} AS external_id`);
 }

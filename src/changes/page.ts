@@ -2,12 +2,12 @@ import type { Pool } from 'pg';
 import { queryPrepared } from '../db/prepared-query';
 import { validationFailed, type ErrorDetail } from '../errors/app-error';
 import type { PageShape } from './results';
-import { pendingCountSql } from './pending-counts';
-import { pendingFieldsSql, trackedTable, type FeedListing, type TrackedTableName } from './ledger';
-import { channelAckJoinSql, firstPendingSql, LEDGER_CHANNEL, pendingJoinedSql } from './channel-ledger';
-import { channelPendingCountSql } from './channel-counts';
+import type { FeedListing, TrackedTableName } from './ledger';
+import { LEDGER_CHANNEL } from './channel-ledger';
 import { entityOfTable } from './tracked-entities';
-import { PUSH_TARGETS_SQL, refuseIfPushed } from './push-mode';
+import { PUSH_TARGETS, refuseIfPushed } from './push-mode';
+import { channelAckJoinSql, firstPendingSql, pendingCountSql, pendingFieldsSql, pendingJoinedSql, T } from './sql/fragments';
+import { column, empty, join, sql, trackedTable, type Sql } from './sql/sql';
 
 /**
  * Pages of every list (SPEC 2.2, 4.1): the arguments, the generic page of a Prisma query, and the
@@ -89,58 +89,43 @@ export async function changeListPage<Row extends { id: number; revision: number 
   if (reader.key !== null) {
     await refuseIfPushed(
       db.sql,
-      async () => (await db.sql.query<{ channel_id: number | null; url: string }>(PUSH_TARGETS_SQL)).rows,
+      async () => (await db.sql.query<{ channel_id: number | null; url: string }>(PUSH_TARGETS.text)).rows,
       reader.channelId,
     );
   }
-  const params: unknown[] = [];
-  const parameter = (value: unknown, type: string) => `$${params.push(value)}::${type}`;
-  const key = reader.key === null ? undefined : parameter(reader.key, 'text');
-  const channel = reader.channelId === null ? undefined : parameter(reader.channelId, 'int');
+  const { key, channelId } = reader;
   // Channel default: the records' pending flag. Another channel: above its cursor and not
   // acknowledged at the current revision (ADR 0045).
   // A page after `since` starts there instead: the index scan can start at one lower bound only.
-  const conditions = channel
-    ? [pendingJoinedSql(table, 't', channel)]
-    : ['t.pending', ...(page.since ? [] : [fromOldestPendingSql(table)])];
+  const conditions: Sql[] =
+    channelId !== null ? [pendingJoinedSql(table, T, channelId)] : [sql`t.pending`, ...(page.since ? [] : [fromOldestPendingSql(table)])];
   if (page.since) {
-    params.push(page.since.toISOString());
-    if (page.afterId === undefined) conditions.push(`t.updated_at > $${params.length}::timestamptz`);
-    else {
-      params.push(page.afterId);
-      conditions.push(`(t.updated_at, t.id) > ($${params.length - 1}::timestamptz, $${params.length}::int)`);
-    }
+    const since = page.since.toISOString();
+    conditions.push(
+      page.afterId === undefined
+        ? sql`t.updated_at > ${since}::timestamptz`
+        : sql`(t.updated_at, t.id) > (${since}::timestamptz, ${page.afterId}::int)`,
+    );
   }
-  const placeholders = new Map<string, string>();
-  for (const [column, value] of Object.entries(filter)) {
-    params.push(value);
-    placeholders.set(column, `$${params.length}`);
-    conditions.push(`t."${column}" = $${params.length}`);
-  }
-  params.push(page.limit, page.offset);
-  const where = conditions.join(' AND ');
-  const from = `${trackedTable(table)} AS t${channel ? ` ${channelAckJoinSql(table, 't', channel)}` : ''}`;
-  const placeholder = (column: string) => placeholders.get(column)!;
-  const counted = page.since
-    ? undefined
-    : channel
-      ? channelPendingCountSql(table, channel, filter, placeholder)
-      : pendingCountSql(table, filter, placeholder);
-  const totalSql = counted ?? `(SELECT count(*)::int FROM ${from} WHERE ${where})`;
-  const columns = pageColumns(table, channel !== undefined);
+  for (const [name, value] of Object.entries(filter)) conditions.push(sql`t.${column(name)} = ${value}`);
+  const where = join(conditions, ' AND ');
+  const from = sql`${trackedTable(table)} AS t${channelId !== null ? sql` ${channelAckJoinSql(table, T, channelId)}` : empty}`;
+  const counted = page.since ? undefined : pendingCountSql(table, channelId, filter);
+  const totalSql = counted ?? sql`(SELECT count(*)::int FROM ${from} WHERE ${where})`;
+  const columns = pageColumns(table, channelId !== null);
   // A viewer's read marks nothing (ADR 0044). The page's ids are also given as an array: a generic
   // plan (a named statement after five executions) estimates a parameter LIMIT at a tenth of the
   // table and would join the page by scanning the whole table twice; an array of ids it estimates
   // at ten rows and looks up by primary key, as the custom plan does.
   const listed =
-    key === undefined
-      ? ''
-      : `, listed AS (
-       UPDATE ${trackedTable(table)} AS t SET listed_revisions = t.listed_revisions || jsonb_build_object(${key}, page.revision)
+    key === null
+      ? empty
+      : sql`, listed AS (
+       UPDATE ${trackedTable(table)} AS t SET listed_revisions = t.listed_revisions || jsonb_build_object(${key}::text, page.revision)
          FROM page
         WHERE t.id = page.id AND t.id IN (
           SELECT u.id FROM ${trackedTable(table)} AS u JOIN page AS p ON u.id = p.id
-           WHERE u.id = ANY (ARRAY(SELECT id FROM page)) AND (u.listed_revisions ->> ${key}) IS DISTINCT FROM p.revision::text
+           WHERE u.id = ANY (ARRAY(SELECT id FROM page)) AND (u.listed_revisions ->> ${key}::text) IS DISTINCT FROM p.revision::text
            FOR UPDATE OF u SKIP LOCKED)
      )`;
   // The page's size and offset are read through subqueries, so the planner does not know them
@@ -148,15 +133,15 @@ export async function changeListPage<Row extends { id: number; revision: number 
   // the plan for every call (generic) costs, and PostgreSQL keeps the generic one after five calls
   // instead of planning each poll again (measured with pgbench: 1.55 ms → 0.88 a poll of 50 on
   // 1,000,000 records). Its shape is the one page-plan.test.ts checks.
-  const sql = `WITH page AS MATERIALIZED (
+  const statement = sql`WITH page AS MATERIALIZED (
        SELECT ${columns.selected} FROM ${from} WHERE ${where}
-        ORDER BY t.updated_at, t.id LIMIT (SELECT $${params.length - 1}::int) OFFSET (SELECT $${params.length}::int)
+        ORDER BY t.updated_at, t.id LIMIT (SELECT ${page.limit}::int) OFFSET (SELECT ${page.offset}::int)
      )${listed}
      SELECT total.n AS "__total", ${columns.answered}
        FROM (SELECT ${totalSql} AS n) AS total
        LEFT JOIN page ON true
       ORDER BY page.updated_at, page.id`;
-  const { total, payload } = await viaPool<Row>(db.sql, sql, params, reader.channelId);
+  const { total, payload } = await viaPool<Row>(db.sql, statement, channelId);
   return { payload, meta: { total, limit: page.limit, offset: page.offset } };
 }
 
@@ -171,11 +156,11 @@ export async function changeListPage<Row extends { id: number; revision: number 
  * `since`: an index scan starts at one of its lower bounds, and it took this one, reading every
  * pending record before `since` (23 ms against 0.2 for a page in the middle of 1,000,000).
  */
-function fromOldestPendingSql(table: TrackedTableName): string {
-  return `(t.updated_at, t.id) >= (${firstPendingSql(table, null, 't.updated_at, t.id')})`;
+function fromOldestPendingSql(table: TrackedTableName): Sql {
+  return sql`(t.updated_at, t.id) >= (${firstPendingSql(table, null, sql`t.updated_at, t.id`)})`;
 }
 
-type PageColumns = { selected: string; answered: string };
+type PageColumns = { selected: Sql; answered: Sql };
 const columnsByTable = new Map<string, PageColumns>();
 
 /** Arrays of text: sent as JSON, which the client parses natively, instead of in Postgres's array syntax. */
@@ -195,18 +180,19 @@ function pageColumns(table: TrackedTableName, onChannel: boolean): PageColumns {
   let columns = columnsByTable.get(key);
   if (columns === undefined) {
     const names = [...new Set(['id', 'revision', 'updated_at', 'acked_revision', ...entityOfTable(table).changeColumns])];
-    const channelAcked = 'COALESCE(a.acked_revision, 0)';
-    const onChannelSql: Record<string, string> = {
+    const channelAcked = sql`COALESCE(a.acked_revision, 0)`;
+    const onChannelSql: Record<string, Sql> = {
       acked_revision: channelAcked,
-      is_new: 'a.acked_revision IS NULL',
-      pending: 'true',
+      is_new: sql`a.acked_revision IS NULL`,
+      pending: sql`true`,
       // Where the channel acknowledged what default did, the stored column says the same, unrecomputed.
-      changed_fields: `CASE WHEN ${channelAcked} = t.acked_revision THEN t.changed_fields ELSE ${pendingFieldsSql('t.field_revisions', channelAcked)} END`,
+      changed_fields: sql`CASE WHEN ${channelAcked} = t.acked_revision THEN t.changed_fields ELSE ${pendingFieldsSql(sql`t.field_revisions`, channelAcked)} END`,
     };
-    columns = {
-      selected: names.map((name) => (onChannel && name in onChannelSql ? `${onChannelSql[name]} AS "${name}"` : `t."${name}"`)).join(', '),
-      answered: names.map((name) => (TEXT_ARRAY_COLUMNS.has(name) ? `to_json(page."${name}") AS "${name}"` : `page."${name}"`)).join(', '),
-    };
+    const selected = (name: string) =>
+      onChannel && name in onChannelSql ? sql`${onChannelSql[name]!} AS ${column(name)}` : sql`t.${column(name)}`;
+    const answered = (name: string) =>
+      TEXT_ARRAY_COLUMNS.has(name) ? sql`to_json(page.${column(name)}) AS ${column(name)}` : sql`page.${column(name)}`;
+    columns = { selected: join(names.map(selected), ', '), answered: join(names.map(answered), ', ') };
     columnsByTable.set(key, columns);
   }
   return columns;
@@ -219,8 +205,8 @@ type PageRows<Row> = { total: number; payload: Row[] };
  * with it (LEDGER_CHANNEL, not enumerable: no copy, comparison or answer sees it); default's rows,
  * the hot path, are left as they are: an unmarked row holds default's ledger.
  */
-async function viaPool<Row>(pool: Pool, sql: string, params: unknown[], channelId: number | null): Promise<PageRows<Row>> {
-  const { columns, rows } = await queryPrepared(pool, sql, params);
+async function viaPool<Row>(pool: Pool, statement: Sql, channelId: number | null): Promise<PageRows<Row>> {
+  const { columns, rows } = await queryPrepared(pool, statement.text, statement.values);
   const fields = columns.map(fieldOf);
   const totalAt = columns.indexOf('__total');
   const idAt = columns.indexOf('id');

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { TRACKED_ENTITIES, TRACKED_TABLES, type TrackedTableName } from './tracked-entities';
+import { TRACKED_TABLES, type TrackedTableName } from './tracked-entities';
 import type { SqlRunner } from './ledger';
 import { compactChannelPendingCounts } from './channel-counts';
 
@@ -10,27 +10,6 @@ import { compactChannelPendingCounts } from './channel-counts';
  * (pushes, acknowledgements, resync, anything later). Writers only append: no counter row for
  * concurrent pushes and acks to queue on. The compaction below keeps the sum over a few rows.
  */
-
-/** The column a table's change list can be filtered by, counted per value (the triggers' scope). */
-const SCOPE_COLUMNS: Partial<Record<TrackedTableName, string>> = Object.fromEntries(
-  TRACKED_ENTITIES.flatMap((e) => ('scopeColumn' in e ? [[e.table, e.scopeColumn]] : [])),
-);
-
-/**
- * SQL of the pending count of `table` (restricted to `filter`), as a scalar subquery, when the
- * counters can answer it: no filter, or a filter on the table's scope column alone. `placeholder`
- * names the parameter holding a filter column's value. Undefined otherwise (the caller counts rows).
- */
-export function pendingCountSql(
-  table: TrackedTableName,
-  filter: Record<string, string>,
-  placeholder: (column: string) => string,
-): string | undefined {
-  const columns = Object.keys(filter);
-  if (columns.length > 1 || (columns.length === 1 && columns[0] !== SCOPE_COLUMNS[table])) return undefined;
-  const scope = columns.length === 1 ? ` AND scope = ${placeholder(columns[0]!)}::text` : '';
-  return `(SELECT COALESCE(sum(delta), 0)::int FROM pending_count_deltas WHERE table_name = '${table}'${scope})`;
-}
 
 /** Records with pending changes in one table. */
 export async function countPending(db: SqlRunner, table: TrackedTableName): Promise<number> {

@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error';
+import { sql } from './sql/sql';
 
 /**
  * Push and poll are exclusive on a channel (ADR 0047): a channel whose changes are pushed to a
@@ -10,7 +11,7 @@ import { AppError } from '../errors/app-error';
 /** What the check reads: rows of (channel id, or null for default; the URL pushed to). */
 export type PushTargetsQuery = () => Promise<Array<{ channel_id: number | null; url: string }>>;
 
-export const PUSH_TARGETS_SQL = `SELECT channel_id, url FROM webhook_configs WHERE kind = 'changes'`;
+export const PUSH_TARGETS = sql`SELECT channel_id, url FROM webhook_configs WHERE kind = 'changes'`;
 
 const READ_EVERY_MS = 1_000;
 const DEFAULT = -1;

@@ -1,6 +1,7 @@
 import { takeChangeClock } from './change-clock';
-import { scopeSql } from './channel-ledger';
-import { trackedTable, type SqlRunner, type TrackedTableName } from './ledger';
+import type { SqlRunner, TrackedTableName } from './ledger';
+import { scopeSql } from './sql/fragments';
+import { sql, trackedTable, trackedTableLiteral, type Sql } from './sql/sql';
 
 /**
  * Net-state replay (ADR 0029): marks records pending again with every field they have in
@@ -9,11 +10,11 @@ import { trackedTable, type SqlRunner, type TrackedTableName } from './ledger';
  * with since sees it), and is_new and acked_revision stay as they are.
  */
 
-/** Which rows to resync; `where` is SQL of this module with $n parameters from `params`. */
-export type ResyncSelection = { where: string; params: unknown[] };
+/** Which rows to resync: a condition on the row `t`. */
+export type ResyncSelection = { where: Sql };
 
 /** Every field the record ever had (the keys of field_revisions) now changed at the new revision. */
-const REPLAY_SET = `revision = t.revision + 1,
+const REPLAY_SET = sql`revision = t.revision + 1,
         field_revisions = COALESCE((SELECT jsonb_object_agg(f.key, t.revision + 1) FROM jsonb_object_keys(t.field_revisions) AS f(key)), '{}'::jsonb),
         changed_fields = ARRAY(SELECT f.key FROM jsonb_object_keys(t.field_revisions) AS f(key) ORDER BY f.key),
         pending = true`;
@@ -29,37 +30,30 @@ export async function replayRows(
   selection: ResyncSelection,
   channelId: number | null = null,
 ): Promise<number> {
-  const { where, params } = selection;
   const clockFirst = table === 'stocks' || table === 'price_items';
   let stamp = clockFirst ? await takeChangeClock(tx, table) : undefined;
-  const locked = await tx.$queryRawUnsafe<Array<{ id: number }>>(
-    `SELECT t.id FROM ${trackedTable(table)} AS t WHERE ${where} ORDER BY t.id FOR UPDATE`,
-    ...params,
+  const locked = await tx.$queryRaw<Array<{ id: number }>>(
+    sql`SELECT t.id FROM ${trackedTable(table)} AS t WHERE ${selection.where} ORDER BY t.id FOR UPDATE`,
   );
   if (locked.length === 0) return 0;
   stamp ??= await takeChangeClock(tx, table);
   const ids = JSON.stringify(locked.map((r) => r.id));
   if (channelId !== null) return replayOnChannel(tx, table, ids, stamp, channelId);
-  const replayed = await tx.$executeRawUnsafe(
-    `UPDATE ${trackedTable(table)} AS t SET ${REPLAY_SET}, updated_at = $2::timestamptz
-      WHERE t.id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
-    ids,
-    stamp,
-  );
+  const replayed = await tx.$executeRaw(sql`
+    UPDATE ${trackedTable(table)} AS t SET ${REPLAY_SET}, updated_at = ${stamp}::timestamptz
+     WHERE t.id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::int)`);
   // The statement's trigger counted each record pending for the channels that had acknowledged
   // its old revision; they did not ask for the replay: their acknowledgement moves on, uncounted.
-  await tx.$executeRawUnsafe(
-    `WITH moved AS (
+  await tx.$executeRaw(sql`
+    WITH moved AS (
        UPDATE channel_acks AS a SET acked_revision = t.revision
          FROM ${trackedTable(table)} AS t
-        WHERE a.table_name = '${table}' AND a.record_id = t.id AND a.acked_revision = t.revision - 1
-          AND t.id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)
-       RETURNING a.channel_id, ${scopeSql(table, 't')} AS scope
+        WHERE a.table_name = ${trackedTableLiteral(table)} AND a.record_id = t.id AND a.acked_revision = t.revision - 1
+          AND t.id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::int)
+       RETURNING a.channel_id, ${scopeSql(table)} AS scope
      )
      INSERT INTO channel_pending_deltas (channel_id, table_name, scope, delta)
-     SELECT channel_id, '${table}', scope, -count(*) FROM moved GROUP BY channel_id, scope`,
-    ids,
-  );
+     SELECT channel_id, ${trackedTableLiteral(table)}, scope, -count(*) FROM moved GROUP BY channel_id, scope`);
   return replayed;
 }
 
@@ -70,36 +64,29 @@ export async function replayRows(
  * the records get a new stamp. The revision stays, so no other channel sees anything.
  */
 async function replayOnChannel(tx: SqlRunner, table: TrackedTableName, ids: string, stamp: Date, channelId: number): Promise<number> {
-  await tx.$executeRawUnsafe(
-    `WITH before AS MATERIALIZED (
-       SELECT a.record_id, ${scopeSql(table, 't')} AS scope, a.acked_revision >= t.revision AS was_acknowledged
+  const name = trackedTableLiteral(table);
+  await tx.$executeRaw(sql`
+    WITH before AS MATERIALIZED (
+       SELECT a.record_id, ${scopeSql(table)} AS scope, a.acked_revision >= t.revision AS was_acknowledged
          FROM channel_acks AS a JOIN ${trackedTable(table)} AS t ON t.id = a.record_id
-        WHERE a.channel_id = $2::int AND a.table_name = '${table}' AND t.id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)
+        WHERE a.channel_id = ${channelId}::int AND a.table_name = ${name} AND t.id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::int)
      ), reset AS (
        UPDATE channel_acks SET acked_revision = 0
-        WHERE channel_id = $2::int AND table_name = '${table}' AND record_id IN (SELECT record_id FROM before)
+        WHERE channel_id = ${channelId}::int AND table_name = ${name} AND record_id IN (SELECT record_id FROM before)
      )
      INSERT INTO channel_pending_deltas (channel_id, table_name, scope, delta)
-     SELECT $2::int, '${table}', scope, count(*) FROM before WHERE was_acknowledged GROUP BY scope`,
-    ids,
-    channelId,
-  );
-  return tx.$executeRawUnsafe(
-    `UPDATE ${trackedTable(table)} AS t
-        SET updated_at = $2::timestamptz,
-            listed_revisions = t.listed_revisions - ARRAY(SELECT 'token:' || left(token_hash, 32) FROM api_tokens WHERE channel_id = $3::int)
-      WHERE t.id IN (SELECT (jsonb_array_elements_text($1::jsonb))::int)`,
-    ids,
-    stamp,
-    channelId,
-  );
+     SELECT ${channelId}::int, ${name}, scope, count(*) FROM before WHERE was_acknowledged GROUP BY scope`);
+  return tx.$executeRaw(sql`
+    UPDATE ${trackedTable(table)} AS t
+       SET updated_at = ${stamp}::timestamptz,
+           listed_revisions = t.listed_revisions - ARRAY(SELECT 'token:' || left(token_hash, 32) FROM api_tokens WHERE channel_id = ${channelId}::int)
+     WHERE t.id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::int)`);
 }
 
 /** Counts the rows a replay would touch (the console's preview). */
 export async function countRows(db: SqlRunner, table: TrackedTableName, selection: ResyncSelection): Promise<number> {
-  const rows = await db.$queryRawUnsafe<Array<{ n: number }>>(
-    `SELECT count(*)::int AS n FROM ${trackedTable(table)} AS t WHERE ${selection.where}`,
-    ...selection.params,
+  const rows = await db.$queryRaw<Array<{ n: number }>>(
+    sql`SELECT count(*)::int AS n FROM ${trackedTable(table)} AS t WHERE ${selection.where}`,
   );
   return rows[0]?.n ?? 0;
 }

@@ -138,16 +138,6 @@ export const entityOfTable = <T extends TrackedTableName>(table: T): Extract<Any
 export type KeyedEntity = Extract<AnyTrackedEntity, { keyed: true }>;
 export const KEYED_ENTITIES: readonly KeyedEntity[] = TRACKED_ENTITIES.filter((e): e is KeyedEntity => e.keyed);
 
-/**
- * The quoted identifier of a tracked table: the one way a table name enters SQL text (ADR 0036).
- * Statements that splice it are the only `$queryRawUnsafe`/`$executeRawUnsafe` calls; every other
- * statement is a tagged `$queryRaw`. Typed to the tracked-table union, and checked at run time too.
- */
-export function trackedTable(name: TrackedTableName): string {
-  if (!TRACKED_TABLES.includes(name)) throw new Error(`Not a tracked table: ${String(name)}`);
-  return `"${name}"`;
-}
-
 /** The column `table`'s change list may be filtered by and its pending counts are kept per value of (sale orders: direction). */
 export function scopeColumnOf(table: TrackedTableName): string | undefined {
   const entity = entityOfTable(table);

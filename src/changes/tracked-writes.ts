@@ -1,6 +1,8 @@
 import type { FieldMap } from './diff';
-import { HISTORY_COLUMNS, createdValuesSql, historyEntityType, type HistoryTable, type PushedBy } from './history-writes';
-import { pendingFieldsSql, trackedTable, type SqlRunner } from './ledger';
+import { historyEntityType, type HistoryTable, type PushedBy } from './history-writes';
+import type { SqlRunner } from './ledger';
+import { createdValuesSql, HISTORY_COLUMNS, pendingFieldsSql } from './sql/fragments';
+import { column, join, sql, trackedTable, type Sql } from './sql/sql';
 
 /** The Postgres enum types of tracked columns (prisma/schema.prisma): read as text, written as the enum. */
 const ENUM_SQL_TYPES = ['sale_order_direction', 'partner_type'] as const;
@@ -12,9 +14,18 @@ const ENUM_SQL_TYPES = ['sale_order_direction', 'partner_type'] as const;
  */
 export type TrackedColumn = { name: string; sqlType: 'int' | 'text' | 'double precision' | (typeof ENUM_SQL_TYPES)[number] };
 
+/** Each column type as SQL. */
+const SQL_TYPES: Record<TrackedColumn['sqlType'], Sql> = {
+  int: sql`int`,
+  text: sql`text`,
+  'double precision': sql`double precision`,
+  sale_order_direction: sql`sale_order_direction`,
+  partner_type: sql`partner_type`,
+};
+
 /** The column in a SELECT list, an enum as its text (as the API validated and diffs it). */
-export const selectedColumn = (c: TrackedColumn): string =>
-  (ENUM_SQL_TYPES as readonly string[]).includes(c.sqlType) ? `${c.name}::text AS ${c.name}` : c.name;
+export const selectedColumn = (c: TrackedColumn): Sql =>
+  (ENUM_SQL_TYPES as readonly string[]).includes(c.sqlType) ? sql`${column(c.name)}::text AS ${column(c.name)}` : column(c.name);
 
 /** A table written by upsertTracked; each keeps a change history. */
 export type TrackedTableSpec = { table: Exclude<HistoryTable, 'price_items'>; columns: readonly TrackedColumn[] };
@@ -65,7 +76,21 @@ function rowsJson(rows: readonly RowToWrite[], withId: boolean): string {
   );
 }
 
-const recordsetColumns = (spec: TrackedTableSpec) => spec.columns.map((c) => `, ${c.name} ${c.sqlType}`).join('');
+/** `, name type` of each column, for jsonb_to_recordset's column list. */
+const recordsetColumns = (spec: TrackedTableSpec): Sql =>
+  join(
+    spec.columns.map((c) => sql`, ${column(c.name)} ${SQL_TYPES[c.sqlType]}`),
+    '',
+  );
+
+/** `, prefix.name` of each column. */
+const columnList = (spec: TrackedTableSpec, prefix: Sql | undefined): Sql =>
+  join(
+    spec.columns.map((c) => (prefix ? sql`, ${prefix}.${column(c.name)}` : sql`, ${column(c.name)}`)),
+    '',
+  );
+
+const V = sql`v`;
 
 /** Thrown when another transaction inserted one of the batch's new external ids first. */
 export class ConcurrentInsertError extends Error {}
@@ -76,35 +101,27 @@ export class ConcurrentInsertError extends Error {}
  */
 export async function insertNew(tx: SqlRunner, spec: TrackedTableSpec, rows: RowToWrite[], push: PushStamp): Promise<void> {
   if (rows.length === 0) return;
-  const cols = spec.columns.map((c) => `, ${c.name}`).join('');
-  const vcols = spec.columns.map((c) => `, v.${c.name}`).join('');
-  const inserted = await tx.$queryRawUnsafe<Array<{ id: number; external_id: string }>>(
-    `WITH v AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb)
+  const inserted = await tx.$queryRaw<Array<{ id: number; external_id: string }>>(sql`
+    WITH v AS (
+       SELECT * FROM jsonb_to_recordset(${rowsJson(rows, false)}::jsonb)
          AS v(external_id text, data jsonb, field_revisions jsonb, source_updated_at timestamptz${recordsetColumns(spec)})
      ), inserted AS (
        INSERT INTO ${trackedTable(spec.table)} (external_id, data, context, revision, acked_revision, field_revisions,
-                                    changed_fields, is_new, pending, created_at, updated_at, source_updated_at${cols})
-       SELECT v.external_id, v.data, $2, 1, 0, v.field_revisions,
-              ${pendingFieldsSql('v.field_revisions', '0')}, true, true, now(), $3::timestamptz, v.source_updated_at${vcols}
+                                    changed_fields, is_new, pending, created_at, updated_at, source_updated_at${columnList(spec, undefined)})
+       SELECT v.external_id, v.data, ${push.context}, 1, 0, v.field_revisions,
+              ${pendingFieldsSql(sql`v.field_revisions`, sql`0`)}, true, true, now(), ${push.stamp}::timestamptz, v.source_updated_at${columnList(spec, V)}
          FROM v
        ON CONFLICT (external_id) DO NOTHING
        RETURNING id, external_id
      ), history AS (
        INSERT INTO change_history ${HISTORY_COLUMNS}
-       SELECT $4, i.id, 1, $5, $3::timestamptz, NULL, ${createdValuesSql(
-         'v',
+       SELECT ${historyEntityType(spec.table)}, i.id, 1, ${push.pushedBy}, ${push.stamp}::timestamptz, NULL, ${createdValuesSql(
+         V,
          spec.columns.map((c) => c.name),
        )}
          FROM inserted AS i JOIN v ON v.external_id = i.external_id
      )
-     SELECT id, external_id FROM inserted`,
-    rowsJson(rows, false),
-    push.context,
-    push.stamp,
-    historyEntityType(spec.table),
-    push.pushedBy,
-  );
+     SELECT id, external_id FROM inserted`);
   if (inserted.length !== rows.length) throw new ConcurrentInsertError();
   const ids = new Map(inserted.map((r) => [r.external_id, r.id]));
   for (const row of rows) row.id = ids.get(row.externalId);
@@ -113,27 +130,24 @@ export async function insertNew(tx: SqlRunner, spec: TrackedTableSpec, rows: Row
 /** Updates the changed rows and writes one history row each (old and new value of each changed field). */
 export async function updateChanged(tx: SqlRunner, spec: TrackedTableSpec, rows: RowToWrite[], push: PushStamp): Promise<void> {
   if (rows.length === 0) return;
-  await tx.$executeRawUnsafe(
-    `WITH v AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb)
+  await tx.$executeRaw(sql`
+    WITH v AS (
+       SELECT * FROM jsonb_to_recordset(${rowsJson(rows, true)}::jsonb)
          AS v(id int, revision int, external_id text, data jsonb, field_revisions jsonb, source_updated_at timestamptz,
               pending_values jsonb, old_values jsonb, new_values jsonb${recordsetColumns(spec)})
      ), history AS (
        INSERT INTO change_history ${HISTORY_COLUMNS}
-       SELECT $4, v.id, v.revision, $5, $3::timestamptz, v.old_values, v.new_values FROM v
+       SELECT ${historyEntityType(spec.table)}, v.id, v.revision, ${push.pushedBy}, ${push.stamp}::timestamptz, v.old_values, v.new_values FROM v
      )
      UPDATE ${trackedTable(spec.table)} AS t SET
-        data = v.data, context = $2, revision = v.revision, field_revisions = v.field_revisions,
-        changed_fields = ${pendingFieldsSql('v.field_revisions', 't.acked_revision')},
-        pending = true, updated_at = $3::timestamptz, source_updated_at = v.source_updated_at, pending_values = v.pending_values${spec.columns.map((c) => `, ${c.name} = v.${c.name}`).join('')}
+        data = v.data, context = ${push.context}, revision = v.revision, field_revisions = v.field_revisions,
+        changed_fields = ${pendingFieldsSql(sql`v.field_revisions`, sql`t.acked_revision`)},
+        pending = true, updated_at = ${push.stamp}::timestamptz, source_updated_at = v.source_updated_at, pending_values = v.pending_values${join(
+          spec.columns.map((c) => sql`, ${column(c.name)} = v.${column(c.name)}`),
+          '',
+        )}
        FROM v
-      WHERE t.id = v.id`,
-    rowsJson(rows, true),
-    push.context,
-    push.stamp,
-    historyEntityType(spec.table),
-    push.pushedBy,
-  );
+      WHERE t.id = v.id`);
 }
 
 /**
@@ -143,10 +157,9 @@ export async function updateChanged(tx: SqlRunner, spec: TrackedTableSpec, rows:
  */
 export async function updateSourceTimes(tx: SqlRunner, spec: TrackedTableSpec, rows: RowToWrite[]): Promise<void> {
   if (rows.length === 0) return;
-  await tx.$executeRawUnsafe(
-    `UPDATE ${trackedTable(spec.table)} AS t SET source_updated_at = v.source_updated_at
-       FROM jsonb_to_recordset($1::jsonb) AS v(id int, source_updated_at timestamptz)
-      WHERE t.id = v.id`,
-    JSON.stringify(rows.map((s) => ({ id: s.id, source_updated_at: s.sourceUpdatedAt }))),
-  );
+  const times = JSON.stringify(rows.map((s) => ({ id: s.id, source_updated_at: s.sourceUpdatedAt })));
+  await tx.$executeRaw(sql`
+    UPDATE ${trackedTable(spec.table)} AS t SET source_updated_at = v.source_updated_at
+      FROM jsonb_to_recordset(${times}::jsonb) AS v(id int, source_updated_at timestamptz)
+     WHERE t.id = v.id`);
 }

@@ -7,7 +7,7 @@ import type { BatchAckResultShape, RecordReportShape, SyncErrorShape, SyncResult
 import { staleError } from './source-time';
 import type { RecordReport } from './upsert';
 import { forEachPaced, pace, type Pace } from '../pacing/pace';
-import { PUSH_TARGETS_SQL, refuseIfPushed } from './push-mode';
+import { PUSH_TARGETS, refuseIfPushed } from './push-mode';
 import { acknowledge, type AckItem, type AckOutcome, type FeedReader, type SqlRunner, type TrackedTableName } from './ledger';
 
 /** As many as one inbound push can create (a stock list of 10,000 entries). */
@@ -177,7 +177,7 @@ export async function acknowledgeMany(
  */
 async function ledgerTransaction<T>(db: SqlRunner | PrismaClient, reader: FeedReader, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
   // A channel that pushes is acknowledged by its endpoint's 2xx, not by a token (ADR 0047).
-  await refuseIfPushed(db, () => db.$queryRawUnsafe(PUSH_TARGETS_SQL), reader.channelId);
+  await refuseIfPushed(db, () => db.$queryRaw(PUSH_TARGETS), reader.channelId);
   if (reader.channelId === null || !('$transaction' in db)) return work(db);
   return db.$transaction((tx) => work(tx));
 }

@@ -2,7 +2,8 @@ import type { Pool } from 'pg';
 import { inPgTransaction, type PgRunner } from '../db/pg-transaction';
 import { takeChangeClock } from './change-clock';
 import { changedFieldNames, mergeFields, type FieldMap } from './diff';
-import { trackedTable, type SqlRunner } from './ledger';
+import type { SqlRunner } from './ledger';
+import { join, sql, trackedTable } from './sql/sql';
 import type { PushedBy } from './history-writes';
 import {
   ConcurrentInsertError,
@@ -126,13 +127,15 @@ export async function upsertTracked(
 ): Promise<{ outcomes: RecordOutcome[]; reports: RecordReport[]; written: WrittenRow[] }> {
   if (records.length === 0) return { outcomes: [], reports: [], written: [] };
   const columnList = spec.columns.map((c) => c.name);
-  const stored = await tx.$queryRawUnsafe<Array<Record<string, unknown>>>(
-    `SELECT id, external_id, data, revision, field_revisions, source_updated_at, pending_values${spec.columns.map((c) => `, ${selectedColumn(c)}`).join('')}
-       FROM ${trackedTable(spec.table)}
-      WHERE external_id IN (SELECT jsonb_array_elements_text($1::jsonb))
-      ORDER BY id FOR UPDATE`,
-    JSON.stringify([...new Set(records.map((r) => r.externalId))]),
-  );
+  const externalIds = JSON.stringify([...new Set(records.map((r) => r.externalId))]);
+  const stored = await tx.$queryRaw<Array<Record<string, unknown>>>(sql`
+    SELECT id, external_id, data, revision, field_revisions, source_updated_at, pending_values${join(
+      spec.columns.map((c) => sql`, ${selectedColumn(c)}`),
+      '',
+    )}
+      FROM ${trackedTable(spec.table)}
+     WHERE external_id IN (SELECT jsonb_array_elements_text(${externalIds}::jsonb))
+     ORDER BY id FOR UPDATE`);
   const states = new Map<string, WorkingState>(
     stored.map((row) => [
       row.external_id as string,

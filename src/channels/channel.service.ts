@@ -6,9 +6,10 @@ import type { SecretBox } from '../deliveries/secret-box';
 import { DEFAULT_BATCH_SIZE } from '../queue/change-batches';
 import { DEFAULT_CHANNEL } from '../auth/token.service';
 import { takeChangeClock } from '../changes/change-clock';
-import { oldestPendingSql, scopeSql } from '../changes/channel-ledger';
 import type { SqlRunner } from '../changes/ledger';
-import { TRACKED_ENTITIES, TRACKED_TABLES, trackedTable, type TrackedTableName } from '../changes/tracked-entities';
+import { TRACKED_ENTITIES, TRACKED_TABLES, type TrackedTableName } from '../changes/tracked-entities';
+import { oldestPendingSql, pendingCountSql, scopeSql } from '../changes/sql/fragments';
+import { sql, trackedTable, trackedTableLiteral } from '../changes/sql/sql';
 
 /**
  * Channels (issue 31, ADR 0045): named consumers of the change feed, each with its own pending
@@ -87,30 +88,21 @@ export async function createChannel(prisma: PrismaClient, name: string, from: Ch
 
 async function startCursor(tx: SqlRunner, table: TrackedTableName, channelId: number, from: ChannelStart): Promise<void> {
   if (from === 'all') {
-    await tx.$executeRawUnsafe(
-      `INSERT INTO channel_cursors (channel_id, table_name, stamp, record_id) VALUES ($1::int, '${table}', $2::timestamptz, 0)`,
-      channelId,
-      BEGINNING,
+    await tx.$executeRaw(
+      sql`INSERT INTO channel_cursors (channel_id, table_name, stamp, record_id) VALUES (${channelId}::int, ${trackedTableLiteral(table)}, ${BEGINNING}::timestamptz, 0)`,
     );
-    await tx.$executeRawUnsafe(
-      `INSERT INTO channel_pending_deltas (channel_id, table_name, scope, delta)
-       SELECT $1::int, '${table}', ${scopeSql(table, 't')}, count(*) FROM ${trackedTable(table)} AS t GROUP BY 3`,
-      channelId,
-    );
+    await tx.$executeRaw(sql`
+      INSERT INTO channel_pending_deltas (channel_id, table_name, scope, delta)
+       SELECT ${channelId}::int, ${trackedTableLiteral(table)}, ${scopeSql(table)}, count(*) FROM ${trackedTable(table)} AS t GROUP BY 3`);
     return;
   }
-  await tx.$executeRawUnsafe(
-    `INSERT INTO channel_cursors (channel_id, table_name, stamp, record_id)
-     SELECT $1::int, '${table}', COALESCE(last.updated_at, $2::timestamptz), COALESCE(last.id, 0)
-       FROM (SELECT 1) AS one LEFT JOIN (SELECT updated_at, id FROM ${trackedTable(table)} ORDER BY updated_at DESC, id DESC LIMIT 1) AS last ON true`,
-    channelId,
-    BEGINNING,
-  );
-  await tx.$executeRawUnsafe(
-    `INSERT INTO channel_acks (channel_id, table_name, record_id, acked_revision)
-     SELECT $1::int, '${table}', id, revision FROM ${trackedTable(table)}`,
-    channelId,
-  );
+  await tx.$executeRaw(sql`
+    INSERT INTO channel_cursors (channel_id, table_name, stamp, record_id)
+     SELECT ${channelId}::int, ${trackedTableLiteral(table)}, COALESCE(last.updated_at, ${BEGINNING}::timestamptz), COALESCE(last.id, 0)
+       FROM (SELECT 1) AS one LEFT JOIN (SELECT updated_at, id FROM ${trackedTable(table)} ORDER BY updated_at DESC, id DESC LIMIT 1) AS last ON true`);
+  await tx.$executeRaw(sql`
+    INSERT INTO channel_acks (channel_id, table_name, record_id, acked_revision)
+     SELECT ${channelId}::int, ${trackedTableLiteral(table)}, id, revision FROM ${trackedTable(table)}`);
 }
 
 /** Channel default first, then the others by name, each with its live tokens. */
@@ -234,17 +226,10 @@ export async function channelLag(db: SqlRunner, channelId: number | null): Promi
   const lags: ChannelLag[] = [];
   for (const entity of TRACKED_ENTITIES) {
     const table = entity.table;
-    const rows =
-      channelId === null
-        ? await db.$queryRawUnsafe<Array<{ pending: number; oldest: Date | null }>>(
-            `SELECT (SELECT COALESCE(sum(delta), 0)::int FROM pending_count_deltas WHERE table_name = '${table}') AS pending,
-                    ${oldestPendingSql(table, null)} AS oldest`,
-          )
-        : await db.$queryRawUnsafe<Array<{ pending: number; oldest: Date | null }>>(
-            `SELECT (SELECT COALESCE(sum(delta), 0)::int FROM channel_pending_deltas WHERE channel_id = $1::int AND table_name = '${table}') AS pending,
-                    ${oldestPendingSql(table, '$1::int')} AS oldest`,
-            channelId,
-          );
+    // The counters answer an unfiltered count (ADR 0030): pendingCountSql is never undefined here.
+    const rows = await db.$queryRaw<Array<{ pending: number; oldest: Date | null }>>(sql`
+      SELECT ${pendingCountSql(table, channelId, {})!} AS pending,
+             ${oldestPendingSql(table, channelId)} AS oldest`);
     const { pending, oldest } = rows[0] ?? { pending: 0, oldest: null };
     lags.push({
       entityType: entity.entityType,

@@ -1,5 +1,5 @@
+import { Sql, sql } from '@prisma/client-runtime-utils';
 import type { Pool, PoolClient } from 'pg';
-import { Prisma } from '../generated/prisma/client';
 import { checkedColumns, prismaShapes } from './prepared-query';
 
 /**
@@ -11,15 +11,18 @@ import { checkedColumns, prismaShapes } from './prepared-query';
  */
 
 /**
- * What a push's statements need of a connection: Prisma's four raw-query methods (the tagged ones
- * build their text and values with `Prisma.sql`, nested fragments included, as Prisma does).
+ * What a push's statements need of a connection: Prisma's two raw-query methods, called with a
+ * template or with an `sql` statement (their text and values built as Prisma builds them, nested
+ * fragments included).
  */
 export type PgRunner = {
-  $queryRaw<T = unknown>(strings: TemplateStringsArray, ...values: unknown[]): Promise<T>;
-  $executeRaw(strings: TemplateStringsArray, ...values: unknown[]): Promise<number>;
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
-  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+  $queryRaw<T = unknown>(query: TemplateStringsArray | Sql, ...values: unknown[]): Promise<T>;
+  $executeRaw(query: TemplateStringsArray | Sql, ...values: unknown[]): Promise<number>;
 };
+
+/** A tagged call's statement: the `sql` object itself, or the one its template and values make. */
+export const statementOf = (query: TemplateStringsArray | Sql, values: unknown[]): Sql =>
+  query instanceof Sql ? query : sql(query, ...(values as Parameters<typeof sql>[1][]));
 
 function runnerOn(client: PoolClient): PgRunner {
   const rows = async <T>(text: string, values: unknown[]): Promise<T> => {
@@ -30,16 +33,14 @@ function runnerOn(client: PoolClient): PgRunner {
   const count = async (text: string, values: unknown[]): Promise<number> =>
     (await client.query({ text, values, types: prismaShapes })).rowCount ?? 0;
   return {
-    $queryRaw: <T>(strings: TemplateStringsArray, ...values: unknown[]) => {
-      const sql = Prisma.sql(strings, ...values);
-      return rows<T>(sql.text, sql.values);
+    $queryRaw: <T>(query: TemplateStringsArray | Sql, ...values: unknown[]) => {
+      const statement = statementOf(query, values);
+      return rows<T>(statement.text, statement.values);
     },
-    $executeRaw: (strings: TemplateStringsArray, ...values: unknown[]) => {
-      const sql = Prisma.sql(strings, ...values);
-      return count(sql.text, sql.values);
+    $executeRaw: (query: TemplateStringsArray | Sql, ...values: unknown[]) => {
+      const statement = statementOf(query, values);
+      return count(statement.text, statement.values);
     },
-    $queryRawUnsafe: <T>(query: string, ...values: unknown[]) => rows<T>(query, values),
-    $executeRawUnsafe: (query: string, ...values: unknown[]) => count(query, values),
   };
 }
 

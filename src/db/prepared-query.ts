@@ -42,7 +42,7 @@ function statementName(text: string): string {
 
 /**
  * Runs `text` as one named prepared statement on a connection of `pool` (autocommit: one
- * statement, one snapshot, as `$queryRawUnsafe` outside a transaction). A statement prepared before
+ * statement, one snapshot, as a raw query outside a transaction). A statement prepared before
  * a migration changed its result columns fails once per connection with "cached plan must not
  * change result type" before it executes anything; it is then prepared afresh under a new name.
  */

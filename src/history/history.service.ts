@@ -1,7 +1,8 @@
-import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import type { PrismaClient } from '../generated/prisma/client';
 import { notFound, validationFailed, type ErrorDetail } from '../errors/app-error';
 import { HISTORY_ENTITIES, type HistoryEntity, type HistoryEntityType } from '../changes/history-writes';
-import { trackedTable, type SqlRunner } from '../changes/ledger';
+import type { SqlRunner } from '../changes/ledger';
+import { sql, trackedTable } from '../changes/sql/sql';
 import { capitalize } from '../changes/tracked-entity';
 
 /** Entries per record when no limit is given, and the most one call may ask for (ADR 0031). */
@@ -62,7 +63,7 @@ export function historyLimit(limit: number | null | undefined): number {
   return limit ?? DEFAULT_HISTORY_LIMIT;
 }
 
-const SELECT_ENTRY = Prisma.sql`h.record_id, h.revision, h.changed_at, h.token_name, h.old_values, h.new_values`;
+const SELECT_ENTRY = sql`h.record_id, h.revision, h.changed_at, h.token_name, h.old_values, h.new_values`;
 
 function toEntry(row: HistoryRow): HistoryEntryShape {
   const fields = Object.keys(row.new_values).sort();
@@ -114,14 +115,13 @@ export async function historyByExternalId(
   const entityType = args.entityType as HistoryEntityType;
   const limit = args.limit ?? DEFAULT_HISTORY_LIMIT;
   const entity = entityOfType(entityType);
-  const key = entityType === 'price_item' ? 'product_external_id' : 'external_id';
-  const records = await prisma.$queryRawUnsafe<Array<{ id: number; pricelist_external_id: string | null }>>(
-    `SELECT id, ${entityType === 'price_item' ? 'pricelist_external_id' : 'NULL::text AS pricelist_external_id'}
-       FROM ${trackedTable(entity.table)} WHERE ${key} = $1`,
-    args.externalId,
-  );
-  if (records.length === 0)
-    throw notFound(entityType === 'price_item' ? 'Price items of product' : capitalize(entity.noun.one), args.externalId);
+  const priceItem = entityType === 'price_item';
+  const key = priceItem ? sql`product_external_id` : sql`external_id`;
+  const pricelist = priceItem ? sql`pricelist_external_id` : sql`NULL::text AS pricelist_external_id`;
+  const records = await prisma.$queryRaw<Array<{ id: number; pricelist_external_id: string | null }>>(sql`
+    SELECT id, ${pricelist}
+       FROM ${trackedTable(entity.table)} WHERE ${key} = ${args.externalId}`);
+  if (records.length === 0) throw notFound(priceItem ? 'Price items of product' : capitalize(entity.noun.one), args.externalId);
   const pricelists = new Map(records.map((r) => [r.id, r.pricelist_external_id]));
   const ids = JSON.stringify([...pricelists.keys()]);
   const rows = await prisma.$queryRaw<HistoryRow[]>`

@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { acknowledge, type FeedListing, type SqlRunner } from '../changes/ledger';
 import { changeListPage } from '../changes/page';
 import { previousValues } from '../changes/previous-values';
 import { TRACKED_ENTITIES, type AnyTrackedEntity } from '../changes/tracked-entities';
-import { oldestPendingSql } from '../changes/channel-ledger';
+import { oldestPendingSql } from '../changes/sql/fragments';
+import { join, sql } from '../changes/sql/sql';
+import { inPgTransaction } from '../db/pg-transaction';
 
 /**
  * Change webhooks (issue 32, ADR 0047): a channel that pushes gets its change records delivered
@@ -37,16 +39,17 @@ export const DEFAULT_BATCH_SIZE = 100;
 export const MAX_BATCH_SIZE = 500;
 
 /** No batch pending or being delivered: a push channel whose last batch is done (acknowledged, or abandoned: its records are still pending and go again). */
-const IDLE = `NOT EXISTS (SELECT 1 FROM outbound_queue_items AS o
-                           WHERE o.webhook_config_id = c.id AND o.status IN ('pending', 'processing'))`;
+const IDLE = sql`NOT EXISTS (SELECT 1 FROM outbound_queue_items AS o
+                              WHERE o.webhook_config_id = c.id AND o.status IN ('pending', 'processing'))`;
+
+const PUSH_TARGETS_IDLE = sql`
+  SELECT c.id, c.channel_id, ch.name, c.batch_size FROM webhook_configs AS c LEFT JOIN channels AS ch ON ch.id = c.channel_id
+   WHERE c.kind = 'changes' AND c.active AND ${IDLE}`;
 
 export function createChangeBatches(pool: Pool, logger: Logger): ChangeBatches {
   return {
     async produce() {
-      const { rows } = await pool.query<PushTarget>(
-        `SELECT c.id, c.channel_id, ch.name, c.batch_size FROM webhook_configs AS c LEFT JOIN channels AS ch ON ch.id = c.channel_id
-          WHERE c.kind = 'changes' AND c.active AND ${IDLE}`,
-      );
+      const { rows } = await pool.query<PushTarget>(PUSH_TARGETS_IDLE.text);
       let queued = 0;
       for (const target of rows) {
         try {
@@ -65,20 +68,19 @@ export function createChangeBatches(pool: Pool, logger: Logger): ChangeBatches {
       // Gone with its channel: nothing is pending there any more.
       if (channelId === undefined) return;
       const items = batch.records.map((r) => ({ id: r.id, revision: r.revision }));
-      await inTransaction(pool, (tx) => acknowledge(tx, entity.table, { key: 'change-webhook', channelId }, items));
+      await inPgTransaction(pool, (tx) => acknowledge(tx, entity.table, { key: 'change-webhook', channelId }, items));
     },
   };
 }
 
 /** Queues one batch for `target` unless another producer did meanwhile; true when it queued one. */
 async function queueNextBatch(pool: Pool, target: PushTarget): Promise<boolean> {
-  return inTransaction(pool, async (tx) => {
+  return inPgTransaction(pool, async (tx) => {
     // Producers on every replica take turns per channel, and check again once it is their turn.
-    await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext('change_batches'), $1::int)::text`, target.id);
-    await tx.$executeRawUnsafe('SET LOCAL jit = off'); // as for a channel's acknowledgement (channel-ledger.ts)
-    const idle = await tx.$queryRawUnsafe<unknown[]>(
-      `SELECT 1 FROM webhook_configs AS c WHERE c.id = $1 AND c.active AND ${IDLE}`,
-      target.id,
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('change_batches'), ${target.id}::int)::text`;
+    await tx.$executeRaw`SET LOCAL jit = off`; // as for a channel's acknowledgement (channel-ledger.ts)
+    const idle = await tx.$queryRaw<unknown[]>(
+      sql`SELECT 1 FROM webhook_configs AS c WHERE c.id = ${target.id}::int AND c.active AND ${IDLE}`,
     );
     if (idle.length === 0) return false;
     const entity = await oldestPendingEntity(tx, target.channel_id);
@@ -94,29 +96,21 @@ async function queueNextBatch(pool: Pool, target: PushTarget): Promise<boolean> 
       entity_type: entity.entityType,
       records: page.payload.map((row) => changeRecord(entity, row)),
     };
-    await tx.$executeRawUnsafe(
-      `INSERT INTO outbound_queue_items (status, message_id, event, payload, webhook_config_id)
-       VALUES ('pending', 'msg_' || replace(gen_random_uuid()::text, '-', ''), '${CHANGES_EVENT}', $1::jsonb, $2)`,
-      JSON.stringify(payload),
-      target.id,
-    );
+    await tx.$executeRaw`
+      INSERT INTO outbound_queue_items (status, message_id, event, payload, webhook_config_id)
+      VALUES ('pending', 'msg_' || replace(gen_random_uuid()::text, '-', ''), ${CHANGES_EVENT}, ${JSON.stringify(payload)}::jsonb, ${target.id}::int)`;
     return true;
   });
 }
 
 /** The entity whose oldest pending change is oldest on the channel: its batch goes first. */
 async function oldestPendingEntity(tx: SqlRunner, channelId: number | null): Promise<AnyTrackedEntity | undefined> {
-  const oldest = TRACKED_ENTITIES.map((entity) => oldestPendingSql(entity.table, channelId === null ? null : '$1::int'));
-  const [row] = await tx.$queryRawUnsafe<Array<Record<string, Date | null>>>(
-    `SELECT ${oldest.map((sql, i) => `${sql} AS e${i}`).join(', ')}`,
-    ...(channelId === null ? [] : [channelId]),
-  );
-  let best: { entity: AnyTrackedEntity; at: Date } | undefined;
-  TRACKED_ENTITIES.forEach((entity, i) => {
-    const at = row?.[`e${i}`];
-    if (at instanceof Date && (!best || at < best.at)) best = { entity, at };
-  });
-  return best?.entity;
+  // The oldest of the entities' oldest pending changes; ties go to the first in registry order.
+  const oldest = TRACKED_ENTITIES.map((entity) => oldestPendingSql(entity.table, channelId));
+  const [row] = await tx.$queryRaw<Array<{ i: number }>>(sql`
+    SELECT o.i::int AS i FROM unnest(ARRAY[${join(oldest, ', ')}]::timestamptz[]) WITH ORDINALITY AS o(at, i)
+     WHERE o.at IS NOT NULL ORDER BY o.at, o.i LIMIT 1`);
+  return row === undefined ? undefined : TRACKED_ENTITIES[row.i - 1];
 }
 
 /** A page row as the change list answers it: the ledger's own columns out, `previous` in. */
@@ -136,33 +130,6 @@ async function channelIdOf(pool: Pool, name: string): Promise<number | null | un
   if (name === 'default') return null;
   const { rows } = await pool.query<{ id: number }>('SELECT id FROM channels WHERE name = $1', [name]);
   return rows[0]?.id;
-}
-
-/** The ledger's statements on one pooled connection, in a transaction (no Prisma in the worker's thread). */
-async function inTransaction<T>(pool: Pool, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(runnerOn(client));
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
-function runnerOn(client: PoolClient): SqlRunner {
-  const unsupported = () => Promise.reject(new Error('tagged statements are not used on this connection'));
-  const runner = {
-    $queryRawUnsafe: async (text: string, ...values: unknown[]) => (await client.query(text, values)).rows,
-    $executeRawUnsafe: async (text: string, ...values: unknown[]) => (await client.query(text, values)).rowCount ?? 0,
-    $queryRaw: unsupported,
-    $executeRaw: unsupported,
-  };
-  return runner as unknown as SqlRunner;
 }
 
 /** The worker's hooks for change webhooks: produce batches, acknowledge the delivered ones. */

@@ -1,5 +1,6 @@
-import { trackedTable, type TrackedTableName } from '../changes/ledger';
-import { channelPendingSql, oldestPendingSql } from '../changes/channel-ledger';
+import type { TrackedTableName } from '../changes/ledger';
+import { channelPendingSql, oldestPendingSql, T } from '../changes/sql/fragments';
+import { join, sql, trackedTable, trackedTableLiteral, type Sql } from '../changes/sql/sql';
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -41,7 +42,7 @@ export async function reconciliationSummary(
   now = new Date(),
   channelId: number | null = null,
 ): Promise<{ entities: EntitySummary[] }> {
-  const rows = await prisma.$queryRawUnsafe<
+  const rows = await prisma.$queryRaw<
     Array<{
       entity_type: string;
       records: number;
@@ -52,14 +53,16 @@ export async function reconciliationSummary(
       last_ack: Date | null;
     }>
   >(
-    ENTITY_TYPES.map((type) =>
-      channelId === null
-        ? `SELECT '${type}' AS entity_type, count(*)::int AS records, (count(*) FILTER (WHERE pending))::int AS pending,
+    join(
+      ENTITY_TYPES.map((type) =>
+        channelId === null
+          ? sql`SELECT ${type}::text AS entity_type, count(*)::int AS records, (count(*) FILTER (WHERE pending))::int AS pending,
                   (count(*) FILTER (WHERE acked_revision = 0))::int AS never, min(updated_at) FILTER (WHERE pending) AS oldest,
                   max(updated_at) AS last_push, max(acknowledged_at) AS last_ack FROM ${trackedTable(tableOfType(type))}`
-        : channelSummarySql(type),
-    ).join(' UNION ALL '),
-    ...(channelId === null ? [] : [channelId]),
+          : channelSummarySql(type, channelId),
+      ),
+      ' UNION ALL ',
+    ),
   );
   return {
     entities: rows.map((r) => ({
@@ -76,19 +79,19 @@ export async function reconciliationSummary(
 }
 
 /**
- * One entity type's summary on the channel `$1`: pending from its counters (O(1), ADR 0030), the
+ * One entity type's summary on the channel `channelId`: pending from its counters (O(1), ADR 0030), the
  * oldest pending change as the first record of its change list (an index scan that stops at the
  * first), never acknowledged = no acknowledgement of it on the channel beyond revision 0 (none, or
  * reset by a resync). A channel's acknowledgements keep no time: last_ack is null.
  */
-function channelSummarySql(type: EntityType): string {
+function channelSummarySql(type: EntityType, channelId: number): Sql {
   const table = tableOfType(type);
   const t = trackedTable(table);
-  return `SELECT '${type}' AS entity_type, (SELECT count(*)::int FROM ${t}) AS records,
-                 (SELECT COALESCE(sum(delta), 0)::int FROM channel_pending_deltas WHERE channel_id = $1::int AND table_name = '${table}') AS pending,
+  return sql`SELECT ${type}::text AS entity_type, (SELECT count(*)::int FROM ${t}) AS records,
+                 (SELECT COALESCE(sum(delta), 0)::int FROM channel_pending_deltas WHERE channel_id = ${channelId}::int AND table_name = ${trackedTableLiteral(table)}) AS pending,
                  (SELECT count(*)::int FROM ${t} AS t WHERE NOT EXISTS (SELECT 1 FROM channel_acks AS a
-                   WHERE a.channel_id = $1::int AND a.table_name = '${table}' AND a.record_id = t.id AND a.acked_revision > 0)) AS never,
-                 ${oldestPendingSql(table, '$1::int')} AS oldest,
+                   WHERE a.channel_id = ${channelId}::int AND a.table_name = ${trackedTableLiteral(table)} AND a.record_id = t.id AND a.acked_revision > 0)) AS never,
+                 ${oldestPendingSql(table, channelId)} AS oldest,
                  (SELECT max(updated_at) FROM ${t}) AS last_push, NULL::timestamptz AS last_ack`;
 }
 
@@ -133,29 +136,22 @@ export async function reconcile(
   const sent = new Map(items.map((i) => [i.external_id, i]));
   const ids = [...sent.keys()];
   const sorted = [...ids].sort(compareBytes);
-  const lower = request.after != null ? `t.external_id COLLATE "C" > $2` : `t.external_id COLLATE "C" >= $2`;
   const from = request.after ?? sorted[0]!;
+  const lower = request.after != null ? sql`t.external_id COLLATE "C" > ${from}` : sql`t.external_id COLLATE "C" >= ${from}`;
   const to = request.to_end ? null : (request.to ?? sorted[sorted.length - 1]!);
   if (request.to_end && request.to != null) throw validationFailed([{ field: 'to_end', message: 'Give to or to_end, not both' }]);
   if (to !== null && compareBytes(from, to) > 0) throw validationFailed([{ field: 'after', message: 'Must be before to' }]);
   const ledger = ledgerOf(table, channelId);
+  const sentIds = JSON.stringify(ids);
   const [stored, absent] = await Promise.all([
-    prisma.$queryRawUnsafe<Array<{ external_id: string; data: Record<string, unknown>; pending: boolean }>>(
-      `SELECT t.external_id, t.data, ${ledger.pending} AS pending FROM ${trackedTable(table)} AS t
-        WHERE t.external_id IN (SELECT jsonb_array_elements_text($1::jsonb))`,
-      JSON.stringify(ids),
-      channelId,
-    ),
-    prisma.$queryRawUnsafe<Array<{ external_id: string }>>(
-      `SELECT t.external_id FROM ${trackedTable(table)} AS t
-        WHERE ${ledger.everAcknowledged} AND ${lower} AND ($3::text IS NULL OR t.external_id COLLATE "C" <= $3)
-          AND t.external_id NOT IN (SELECT jsonb_array_elements_text($1::jsonb))
-        ORDER BY t.external_id COLLATE "C" LIMIT ${MAX_RECONCILE_ITEMS}`,
-      JSON.stringify(ids),
-      from,
-      to,
-      channelId,
-    ),
+    prisma.$queryRaw<Array<{ external_id: string; data: Record<string, unknown>; pending: boolean }>>(sql`
+      SELECT t.external_id, t.data, ${ledger.pending} AS pending FROM ${trackedTable(table)} AS t
+        WHERE t.external_id IN (SELECT jsonb_array_elements_text(${sentIds}::jsonb))`),
+    prisma.$queryRaw<Array<{ external_id: string }>>(sql`
+      SELECT t.external_id FROM ${trackedTable(table)} AS t
+        WHERE ${ledger.everAcknowledged} AND ${lower} AND (${to}::text IS NULL OR t.external_id COLLATE "C" <= ${to}::text)
+          AND t.external_id NOT IN (SELECT jsonb_array_elements_text(${sentIds}::jsonb))
+        ORDER BY t.external_id COLLATE "C" LIMIT ${MAX_RECONCILE_ITEMS}::int`),
   ]);
   const known = new Set(stored.map((r) => r.external_id));
   const result: ReconcileResult = {
@@ -191,15 +187,13 @@ export async function reconcile(
 
 /**
  * What "pending" and "acknowledged at least once" are on the channel compared: the records' own
- * columns on default; on another channel its cursor and acknowledgements (ADR 0045). The channel
- * id is the statements' last parameter ($2 of the first, $4 of the second), NULL on default.
+ * columns on default; on another channel its cursor and acknowledgements (ADR 0045).
  */
-function ledgerOf(table: TrackedTableName, channelId: number | null): { pending: string; everAcknowledged: string } {
-  if (channelId === null)
-    return { pending: '(t.pending AND $2::int IS NULL)', everAcknowledged: '(t.acked_revision > 0 AND $4::int IS NULL)' };
+function ledgerOf(table: TrackedTableName, channelId: number | null): { pending: Sql; everAcknowledged: Sql } {
+  if (channelId === null) return { pending: sql`(t.pending)`, everAcknowledged: sql`(t.acked_revision > 0)` };
   return {
-    pending: channelPendingSql(table, 't', '$2::int'),
-    everAcknowledged: `EXISTS (SELECT 1 FROM channel_acks AS a WHERE a.channel_id = $4::int AND a.table_name = '${table}' AND a.record_id = t.id AND a.acked_revision > 0)`,
+    pending: channelPendingSql(table, T, channelId),
+    everAcknowledged: sql`EXISTS (SELECT 1 FROM channel_acks AS a WHERE a.channel_id = ${channelId}::int AND a.table_name = ${trackedTableLiteral(table)} AND a.record_id = t.id AND a.acked_revision > 0)`,
   };
 }
 

@@ -3,6 +3,7 @@ import { DEFAULT_CHANNEL } from '../auth/token.service';
 import { channelIdOf } from '../channels/channel.service';
 import { AppError, validationFailed, type ErrorDetail } from '../errors/app-error';
 import { countRows, replayRows, type ResyncSelection } from '../changes/resync';
+import { join, sql, type Sql } from '../changes/sql/sql';
 import { inTransaction } from '../changes/upsert';
 import { entityTypeOf, tableOfType, type EntityType } from './entity-types';
 
@@ -37,12 +38,7 @@ export async function resync(db: StoreClients, request: ResyncRequest, preview =
 
 export function selectionOf(entityType: EntityType, request: Omit<ResyncRequest, 'entity_type'>): ResyncSelection {
   const details: ErrorDetail[] = [];
-  const conditions: string[] = ['true'];
-  const params: unknown[] = [];
-  const add = (sql: (n: number) => string, value: unknown) => {
-    params.push(value);
-    conditions.push(sql(params.length));
-  };
+  const conditions: Sql[] = [sql`true`];
   const ids = request.external_ids;
   if (ids != null) {
     if (ids.length > MAX_RESYNC_IDS) {
@@ -51,22 +47,22 @@ export function selectionOf(entityType: EntityType, request: Omit<ResyncRequest,
       ]);
     }
     if (ids.length === 0) details.push({ field: 'external_ids', message: 'Must list at least one id (leave it out for all records)' });
-    const column = entityType === 'stock' || entityType === 'price_item' ? 'product_external_id' : 'external_id';
-    add((n) => `t.${column} IN (SELECT jsonb_array_elements_text($${n}::jsonb))`, JSON.stringify(ids));
+    const column = entityType === 'stock' || entityType === 'price_item' ? sql`t.product_external_id` : sql`t.external_id`;
+    conditions.push(sql`${column} IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`);
   }
   if (request.since && request.until && request.since > request.until) details.push({ field: 'since', message: 'Must not be after until' });
-  if (request.since) add((n) => `t.updated_at >= $${n}::timestamptz`, request.since.toISOString());
-  if (request.until) add((n) => `t.updated_at <= $${n}::timestamptz`, request.until.toISOString());
+  if (request.since) conditions.push(sql`t.updated_at >= ${request.since.toISOString()}::timestamptz`);
+  if (request.until) conditions.push(sql`t.updated_at <= ${request.until.toISOString()}::timestamptz`);
   if (request.partner_type != null) {
     if (entityType !== 'partner') details.push({ field: 'partner_type', message: 'Only with entity_type partner' });
     else if (!PARTNER_TYPES.includes(request.partner_type)) details.push({ field: 'partner_type', message: 'Must be one of B, C, D, O' });
-    else add((n) => `t.type = $${n}::partner_type`, request.partner_type);
+    else conditions.push(sql`t.type = ${request.partner_type}::partner_type`);
   }
   if (request.direction != null) {
     if (entityType !== 'sale_order') details.push({ field: 'direction', message: 'Only with entity_type sale_order' });
     else if (!DIRECTIONS.includes(request.direction)) details.push({ field: 'direction', message: 'Must be inbound or outbound' });
-    else add((n) => `t.direction = $${n}::sale_order_direction`, request.direction);
+    else conditions.push(sql`t.direction = ${request.direction}::sale_order_direction`);
   }
   if (details.length > 0) throw validationFailed(details);
-  return { where: conditions.join(' AND '), params };
+  return { where: join(conditions, ' AND ') };
 }

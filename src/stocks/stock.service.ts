@@ -6,7 +6,9 @@ import { changeListPage, fetchPage, type ChangeListSource, type PageArgs } from 
 import { syncResult, validateBatch, type IndexedReport } from '../changes/tracked.service';
 import { inPushTransaction, type TransactionSource } from '../changes/upsert';
 import { isStale, toSourceTime } from '../changes/source-time';
-import { trackedTable, type SqlRunner } from '../changes/ledger';
+import type { SqlRunner } from '../changes/ledger';
+import { T } from '../changes/sql/fragments';
+import { column, join, sql, trackedTable, type Sql } from '../changes/sql/sql';
 import { takeChangeClock } from '../changes/change-clock';
 import { forEachPaced, pace, stringifyPaced, type Pace } from '../pacing/pace';
 import { MAX_STOCKS_PER_REQUEST, stockInput, type StockInput } from './stock.input';
@@ -118,14 +120,13 @@ function skippedReport(index: number, entry: StockInput, sent: Date, stored: Dat
 }
 
 async function storedStocks(tx: SqlRunner, keyed: readonly Keyed[]): Promise<Map<string, StoredStock>> {
-  const rows = await tx.$queryRawUnsafe<StoredStock[]>(
-    `SELECT t.supplier_external_id, t.product_external_id, t.quantity, t.purchase_price, t.suggested_sale_price, t.source_updated_at
-       FROM ${trackedTable('stocks')} t JOIN jsonb_to_recordset($1::jsonb) AS v(supplier_external_id text, product_external_id text)
-         ON t.supplier_external_id = v.supplier_external_id AND t.product_external_id = v.product_external_id`,
-    JSON.stringify(
-      keyed.map(({ entry }) => ({ supplier_external_id: entry.supplier_external_id, product_external_id: entry.product_external_id })),
-    ),
+  const keys = JSON.stringify(
+    keyed.map(({ entry }) => ({ supplier_external_id: entry.supplier_external_id, product_external_id: entry.product_external_id })),
   );
+  const rows = await tx.$queryRaw<StoredStock[]>(sql`
+    SELECT t.supplier_external_id, t.product_external_id, t.quantity, t.purchase_price, t.suggested_sale_price, t.source_updated_at
+       FROM ${trackedTable('stocks')} t JOIN jsonb_to_recordset(${keys}::jsonb) AS v(supplier_external_id text, product_external_id text)
+         ON t.supplier_external_id = v.supplier_external_id AND t.product_external_id = v.product_external_id`);
   return new Map(rows.map((r) => [stockKey(r), r]));
 }
 
@@ -168,31 +169,62 @@ function countedReports(total: number, created: number, written: number): Indexe
 async function keepNewerSourceTimes(tx: SqlRunner, applied: readonly Keyed[]): Promise<void> {
   const timed = applied.filter((k) => k.sourceTime !== undefined);
   if (timed.length === 0) return;
-  await tx.$executeRawUnsafe(
-    `UPDATE ${trackedTable('stocks')} AS t SET source_updated_at = v.source_updated_at
-       FROM jsonb_to_recordset($1::jsonb) AS v(supplier_external_id text, product_external_id text, source_updated_at timestamptz)
-      WHERE t.supplier_external_id = v.supplier_external_id AND t.product_external_id = v.product_external_id
-        AND t.source_updated_at IS DISTINCT FROM v.source_updated_at`,
-    JSON.stringify(
-      timed.map(({ entry, sourceTime }) => ({
-        supplier_external_id: entry.supplier_external_id,
-        product_external_id: entry.product_external_id,
-        source_updated_at: sourceTime!.toISOString(),
-      })),
-    ),
+  const times = JSON.stringify(
+    timed.map(({ entry, sourceTime }) => ({
+      supplier_external_id: entry.supplier_external_id,
+      product_external_id: entry.product_external_id,
+      source_updated_at: sourceTime!.toISOString(),
+    })),
   );
+  await tx.$executeRaw(sql`
+    UPDATE ${trackedTable('stocks')} AS t SET source_updated_at = v.source_updated_at
+       FROM jsonb_to_recordset(${times}::jsonb) AS v(supplier_external_id text, product_external_id text, source_updated_at timestamptz)
+      WHERE t.supplier_external_id = v.supplier_external_id AND t.product_external_id = v.product_external_id
+        AND t.source_updated_at IS DISTINCT FROM v.source_updated_at`);
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** Which optional prices an entry carries: a price left out keeps its stored value. */
-type Shape = { key: string; purchasePrice: boolean; suggestedSalePrice: boolean };
+/**
+ * Which optional prices an entry carries: a price left out keeps its stored value. With the parts of
+ * its upsert that depend on it (upsertPartsOf).
+ */
+type Shape = { key: string; purchasePrice: boolean; suggestedSalePrice: boolean } & UpsertParts;
 
-/** The four shapes, made once: one object and key string per entry was garbage for every push. */
+type UpsertParts = { setPrices: Sql; anyChanged: Sql };
+
+const QTY_CHANGED = sql`t.quantity IS DISTINCT FROM EXCLUDED.quantity`;
+const EXCLUDED = sql`EXCLUDED`;
+
+/** The SET of the prices and the condition of a write, for the prices a shape sends. */
+function upsertPartsOf(purchasePrice: boolean, suggestedSalePrice: boolean): UpsertParts {
+  // A price that was not sent keeps the stored one (and is NULL in a new entry).
+  const prices = [
+    ['purchase_price', purchasePrice],
+    ['suggested_sale_price', suggestedSalePrice],
+  ] as const;
+  return {
+    setPrices: join(
+      prices.map(([col, sent]) => sql`${column(col)} = ${sent ? EXCLUDED : T}.${column(col)}`),
+      ',\n          ',
+    ),
+    anyChanged: join(
+      [QTY_CHANGED, ...prices.filter(([, sent]) => sent).map(([col]) => sql`t.${column(col)} IS DISTINCT FROM EXCLUDED.${column(col)}`)],
+      ' OR ',
+    ),
+  };
+}
+
+/** The four shapes, made once with their statement's parts: one object and key string per entry was garbage for every push. */
 const SHAPES: readonly Shape[] = [false, true].flatMap((purchasePrice) =>
-  [false, true].map((suggestedSalePrice) => ({ key: `${purchasePrice}/${suggestedSalePrice}`, purchasePrice, suggestedSalePrice })),
+  [false, true].map((suggestedSalePrice) => ({
+    key: `${purchasePrice}/${suggestedSalePrice}`,
+    purchasePrice,
+    suggestedSalePrice,
+    ...upsertPartsOf(purchasePrice, suggestedSalePrice),
+  })),
 );
 
 function shapeOf(entry: StockInput): Shape {
@@ -201,42 +233,30 @@ function shapeOf(entry: StockInput): Shape {
 
 /** `entries`: the JSON text of the group's StockRows. */
 async function upsertStocks(tx: SqlRunner, shape: Shape, entries: string, stamp: Date): Promise<{ created: number; written: number }> {
-  const qtyChanged = 't.quantity IS DISTINCT FROM EXCLUDED.quantity';
-  // A price that was not sent keeps the stored one (and is NULL in a new entry).
-  const prices = [
-    ['purchase_price', shape.purchasePrice],
-    ['suggested_sale_price', shape.suggestedSalePrice],
-  ] as const;
-  const anyChanged = [qtyChanged, ...prices.filter(([, sent]) => sent).map(([col]) => `t.${col} IS DISTINCT FROM EXCLUDED.${col}`)].join(
-    ' OR ',
-  );
-  const rows = await tx.$queryRawUnsafe<Array<{ created: number; written: number }>>(
-    `WITH written AS (
+  const rows = await tx.$queryRaw<Array<{ created: number; written: number }>>(sql`
+    WITH written AS (
        INSERT INTO ${trackedTable('stocks')} AS t (supplier_external_id, product_external_id, quantity, purchase_price, suggested_sale_price,
                                 revision, acked_revision, field_revisions, changed_fields, is_new, pending, created_at, updated_at,
                                 source_updated_at)
        SELECT v.supplier_external_id, v.product_external_id, v.quantity, v.purchase_price, v.suggested_sale_price,
-              1, 0, '{"quantity":1}'::jsonb, ARRAY['quantity'], true, true, now(), $2::timestamptz, v.source_updated_at
-         FROM jsonb_to_recordset($1::jsonb) AS v(supplier_external_id text, product_external_id text, quantity double precision,
+              1, 0, '{"quantity":1}'::jsonb, ARRAY['quantity'], true, true, now(), ${stamp}::timestamptz, v.source_updated_at
+         FROM jsonb_to_recordset(${entries}::jsonb) AS v(supplier_external_id text, product_external_id text, quantity double precision,
                                                  purchase_price double precision, suggested_sale_price double precision,
                                                  source_updated_at timestamptz)
        ON CONFLICT (supplier_external_id, product_external_id) DO UPDATE SET
           quantity = EXCLUDED.quantity,
-          ${prices.map(([col, sent]) => `${col} = ${sent ? 'EXCLUDED' : 't'}.${col}`).join(',\n          ')},
-          previous_quantity = CASE WHEN ${qtyChanged} THEN t.quantity ELSE t.previous_quantity END,
-          revision = t.revision + (${qtyChanged})::int,
-          field_revisions = CASE WHEN ${qtyChanged} THEN jsonb_build_object('quantity', t.revision + 1) ELSE t.field_revisions END,
-          pending = t.pending OR ${qtyChanged},
-          changed_fields = CASE WHEN t.pending OR ${qtyChanged} THEN ARRAY['quantity'] ELSE ARRAY[]::text[] END,
-          updated_at = $2::timestamptz,
+          ${shape.setPrices},
+          previous_quantity = CASE WHEN ${QTY_CHANGED} THEN t.quantity ELSE t.previous_quantity END,
+          revision = t.revision + (${QTY_CHANGED})::int,
+          field_revisions = CASE WHEN ${QTY_CHANGED} THEN jsonb_build_object('quantity', t.revision + 1) ELSE t.field_revisions END,
+          pending = t.pending OR ${QTY_CHANGED},
+          changed_fields = CASE WHEN t.pending OR ${QTY_CHANGED} THEN ARRAY['quantity'] ELSE ARRAY[]::text[] END,
+          updated_at = ${stamp}::timestamptz,
           source_updated_at = GREATEST(t.source_updated_at, EXCLUDED.source_updated_at)
-        WHERE ${anyChanged}
+        WHERE ${shape.anyChanged}
        RETURNING (t.xmax = 0) AS inserted
      )
-     SELECT (count(*) FILTER (WHERE inserted))::int AS created, count(*)::int AS written FROM written`,
-    entries,
-    stamp,
-  );
+     SELECT (count(*) FILTER (WHERE inserted))::int AS created, count(*)::int AS written FROM written`);
   return rows[0] ?? { created: 0, written: 0 };
 }
 

@@ -1,4 +1,3 @@
-import { trackedTable, type TrackedTableName } from '../../src/changes/ledger';
 import { TRACKED_ENTITIES, TRACKED_TABLES } from '../../src/changes/tracked-entities';
 import { trackedEntities } from '../../src/modules';
 import { HISTORY_ENTITIES, historyEntityType } from '../../src/changes/history-writes';
@@ -31,16 +30,5 @@ describe('HISTORY_ENTITIES', () => {
   it('are the descriptors that say history: every entity but stocks, in registry order', () => {
     expect(HISTORY_ENTITIES.map((e) => e.entityType)).toEqual(['product', 'partner', 'sale_order', 'purchase_order', 'price_item']);
     expect(historyEntityType('sale_orders')).toBe('sale_order');
-  });
-});
-
-describe('trackedTable', () => {
-  it('quotes a tracked table', () => {
-    expect(trackedTable('sale_orders')).toBe('"sale_orders"');
-  });
-
-  it('refuses anything else at run time too', () => {
-    const smuggled = 'products"; DROP TABLE products; --' as TrackedTableName;
-    expect(() => trackedTable(smuggled)).toThrow('Not a tracked table');
   });
 });

@@ -1,4 +1,5 @@
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
+import { sql } from '@prisma/client-runtime-utils';
 import { inPgTransaction } from '../../src/db/pg-transaction';
 import { inTransaction } from '../../src/changes/upsert';
 
@@ -17,13 +18,13 @@ describe.each(backends)('push transactions on the pg pool on %s', (backend) => {
     await db.close();
   });
 
-  const SHAPES = `SELECT 7::int AS i, 'x'::text AS t, '{"a":[1,null]}'::jsonb AS j, 1.5::float8 AS f, true AS b,
+  const shapes = (p: string) => sql`SELECT 7::int AS i, 'x'::text AS t, '{"a":[1,null]}'::jsonb AS j, 1.5::float8 AS f, true AS b,
                          '2026-11-24T12:34:56.789Z'::timestamptz AS ts, '2026-11-24'::date AS d, ARRAY['a','b']::text[] AS arr,
-                         NULL::int AS n, $1::text AS p`;
+                         NULL::int AS n, ${p}::text AS p`;
 
   it('answers the values Prisma raw queries answer', async () => {
-    const viaPrisma = await db.prisma.$queryRawUnsafe<unknown[]>(SHAPES, 'param');
-    const viaPool = await inPgTransaction(db.sql, (tx) => tx.$queryRawUnsafe<unknown[]>(SHAPES, 'param'));
+    const viaPrisma = await db.prisma.$queryRaw<unknown[]>(shapes('param'));
+    const viaPool = await inPgTransaction(db.sql, (tx) => tx.$queryRaw<unknown[]>(shapes('param')));
     expect(viaPool).toEqual(viaPrisma);
     expect(viaPool).toEqual([
       {
@@ -42,13 +43,13 @@ describe.each(backends)('push transactions on the pg pool on %s', (backend) => {
   });
 
   it('refuses a column type whose Prisma shape it does not map, rather than answer another shape', async () => {
-    await expect(inPgTransaction(db.sql, (tx) => tx.$queryRawUnsafe('SELECT 1::bigint AS big'))).rejects.toThrow(/big has type oid 20/);
+    await expect(inPgTransaction(db.sql, (tx) => tx.$queryRaw`SELECT 1::bigint AS big`)).rejects.toThrow(/big has type oid 20/);
   });
 
   it('commits what the work wrote and counts the rows a statement changed', async () => {
     const changed = await inPgTransaction(db.sql, async (tx) => {
-      await tx.$executeRawUnsafe(`INSERT INTO change_clocks (name, stamp) VALUES ('pg-tx-commit', now())`);
-      return tx.$executeRawUnsafe(`UPDATE change_clocks SET stamp = stamp + interval '1 ms' WHERE name LIKE 'pg-tx-%'`);
+      await tx.$executeRaw`INSERT INTO change_clocks (name, stamp) VALUES ('pg-tx-commit', now())`;
+      return tx.$executeRaw`UPDATE change_clocks SET stamp = stamp + interval '1 ms' WHERE name LIKE 'pg-tx-%'`;
     });
     expect(changed).toBe(1);
     expect(await db.prisma.$queryRawUnsafe(`SELECT name FROM change_clocks WHERE name = 'pg-tx-commit'`)).toEqual([
@@ -61,37 +62,37 @@ describe.each(backends)('push transactions on the pg pool on %s', (backend) => {
     const failure = new Error('the push failed half-way');
     await expect(
       inPgTransaction(pool, async (tx) => {
-        await tx.$executeRawUnsafe(`INSERT INTO change_clocks (name, stamp) VALUES ('pg-tx-rollback', now())`);
+        await tx.$executeRaw`INSERT INTO change_clocks (name, stamp) VALUES ('pg-tx-rollback', now())`;
         throw failure;
       }),
     ).rejects.toBe(failure);
     expect(await db.prisma.$queryRawUnsafe(`SELECT name FROM change_clocks WHERE name = 'pg-tx-rollback'`)).toEqual([]);
     // A statement error aborts the transaction on the server: the rollback still leaves a usable connection.
-    await expect(inPgTransaction(pool, (tx) => tx.$queryRawUnsafe('SELECT 1 / 0 AS boom'))).rejects.toThrow(/division by zero/);
+    await expect(inPgTransaction(pool, (tx) => tx.$queryRaw`SELECT 1 / 0 AS boom`)).rejects.toThrow(/division by zero/);
     expect(pool.totalCount - pool.idleCount).toBe(0);
-    expect(await inPgTransaction(pool, (tx) => tx.$queryRawUnsafe('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
+    expect(await inPgTransaction(pool, (tx) => tx.$queryRaw`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
   });
 
   it('survives losing its connection mid-transaction: the push fails, the process and the pool carry on', async () => {
     const pool = db.sql;
     await expect(
       inPgTransaction(pool, async (tx) => {
-        const [own] = await tx.$queryRawUnsafe<Array<{ pid: number }>>('SELECT pg_backend_pid() AS pid');
+        const [own] = await tx.$queryRaw<Array<{ pid: number }>>`SELECT pg_backend_pid() AS pid`;
         await db.prisma.$queryRawUnsafe('SELECT pg_terminate_backend($1::int) AS ended', own!.pid);
         // Give the lost connection's error event time to arrive before the next statement.
         await new Promise((resolve) => setTimeout(resolve, 200));
-        return tx.$queryRawUnsafe('SELECT 1 AS one');
+        return tx.$queryRaw`SELECT 1 AS one`;
       }),
     ).rejects.toThrow();
     expect(pool.totalCount - pool.idleCount).toBe(0);
-    expect(await inPgTransaction(pool, (tx) => tx.$queryRawUnsafe('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
+    expect(await inPgTransaction(pool, (tx) => tx.$queryRaw`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
   });
 
   it("is the path inTransaction takes: the store's pool, Prisma sees none of it", async () => {
     const connect = jest.spyOn(db.sql, 'connect');
     try {
       const before = db.queryCount();
-      expect(await inTransaction(db, (tx) => tx.$queryRawUnsafe('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
+      expect(await inTransaction(db, (tx) => tx.$queryRaw`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
       expect(connect).toHaveBeenCalledTimes(1);
       expect(db.queryCount()).toBe(before);
     } finally {
