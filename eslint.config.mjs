@@ -80,6 +80,7 @@ const PUBLIC_FILES = {
     'resync.ts': 'the replay reconciliation and resync run (ADR 0029)',
     'sql/sql.ts': 'the tagged sql template and the quoting every ledger statement is written with',
     'sql/fragments.ts': "the ledger's shared fragments (pending state, cursors, counts, history)",
+    'sql/read-channel-states.ts': "a channel's state of records read by id, beside the rows (ADR 0045)",
   },
   control: {
     'operation.ts': 'the operations the CLI runs, and their results',

@@ -1,8 +1,8 @@
 import type { PrismaClient } from '../generated/prisma/client';
-import type { SqlRunner } from './ledger';
 import { fetchPage, type PageArgs } from './page';
 import type { PageShape } from './results';
-import { aboveCursorSql, channelAckJoinSql, channelPendingSql, T } from './sql/fragments';
+import { channelPendingSql, T } from './sql/fragments';
+import type { ChannelRecordState } from './sql/read-channel-states';
 import { column, join, sql, trackedTable, type Sql } from './sql/sql';
 import type { TrackedTableName } from './tracked-entities';
 
@@ -14,23 +14,6 @@ import type { TrackedTableName } from './tracked-entities';
  * lies above its cursor. Everything else (pending, new, changed fields, `previous`) follows from
  * those and the row, by the rules the channel's change list applies in SQL (page.ts).
  */
-
-/** A channel's state of one record: its acknowledged revision (null: none, never acknowledged) and its position. */
-export type ChannelRecordState = { ackedRevision: number | null; aboveCursor: boolean };
-
-/** One statement for any number of ids of one table; an id no longer stored is left out. */
-export async function readChannelStates(
-  db: SqlRunner,
-  table: TrackedTableName,
-  channelId: number,
-  ids: readonly number[],
-): Promise<Map<number, ChannelRecordState>> {
-  const rows = await db.$queryRaw<Array<{ id: number; acked_revision: number | null; above: boolean }>>(sql`
-    SELECT t.id, a.acked_revision, ${aboveCursorSql(table, T, channelId)} AS above
-      FROM ${trackedTable(table)} AS t ${channelAckJoinSql(table, T, channelId)}
-     WHERE t.id IN (SELECT (jsonb_array_elements_text(${JSON.stringify([...new Set(ids)])}::jsonb))::int)`);
-  return new Map(rows.map((r) => [r.id, { ackedRevision: r.acked_revision, aboveCursor: r.above }]));
-}
 
 /** The ledger fields a record shows its reader. */
 export type LedgerView = { pending: boolean; isNew: boolean; changedFields: string[]; ackedRevision: number };

@@ -4,7 +4,7 @@ import { channelView, type LedgerView } from './channel-view';
 import { TRACKED_ENTITIES, type TrackedTableName } from './tracked-entities';
 import type { RequestContext } from '../graphql/context';
 import type DataLoader from 'dataloader';
-import { readChannelStates, type ChannelRecordState } from './channel-view';
+import { readChannelStates, type ChannelRecordState } from './sql/read-channel-states';
 import { perRequestLoader, type LoaderFamily } from '../graphql/per-request';
 
 /**

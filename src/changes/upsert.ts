@@ -3,22 +3,16 @@ import { inPgTransaction, type PgRunner } from '../db/pg-transaction';
 import { takeChangeClock } from './change-clock';
 import { changedFieldNames, mergeFields, type FieldMap } from './diff';
 import type { SqlRunner } from './ledger';
-import { join, sql, trackedTable } from './sql/sql';
 import type { PushedBy } from './history-writes';
-import {
-  ConcurrentInsertError,
-  selectedColumn,
-  insertNew,
-  updateChanged,
-  updateSourceTimes,
-  type PendingValues,
-  type RowToWrite,
-  type TrackedTableSpec,
-} from './tracked-writes';
+import { ConcurrentInsertError, insertNewRows } from './sql/insert-new-rows';
+import { lockStoredRows } from './sql/lock-stored-rows';
+import type { PendingValues, RowToWrite, TrackedTableSpec } from './sql/tracked-rows';
+import { updateChangedRows } from './sql/update-changed-rows';
+import { updateSourceTimes } from './sql/update-source-times';
 import type { RecordAction } from './results';
 import { isStale } from './source-time';
 
-export type { TrackedColumn, TrackedTableSpec, PendingValues } from './tracked-writes';
+export type { TrackedColumn, TrackedTableSpec, PendingValues } from './sql/tracked-rows';
 
 /** One valid inbound record, already validated by its domain. */
 export type IncomingRecord = {
@@ -127,15 +121,7 @@ export async function upsertTracked(
 ): Promise<{ outcomes: RecordOutcome[]; reports: RecordReport[]; written: WrittenRow[] }> {
   if (records.length === 0) return { outcomes: [], reports: [], written: [] };
   const columnList = spec.columns.map((c) => c.name);
-  const externalIds = JSON.stringify([...new Set(records.map((r) => r.externalId))]);
-  const stored = await tx.$queryRaw<Array<Record<string, unknown>>>(sql`
-    SELECT id, external_id, data, revision, field_revisions, source_updated_at, pending_values${join(
-      spec.columns.map((c) => sql`, ${selectedColumn(c)}`),
-      '',
-    )}
-      FROM ${trackedTable(spec.table)}
-     WHERE external_id IN (SELECT jsonb_array_elements_text(${externalIds}::jsonb))
-     ORDER BY id FOR UPDATE`);
+  const stored = await lockStoredRows(tx, spec, [...new Set(records.map((r) => r.externalId))]);
   const states = new Map<string, WorkingState>(
     stored.map((row) => [
       row.external_id as string,
@@ -163,8 +149,8 @@ export async function upsertTracked(
   const updated = all.filter((s) => s.id !== undefined && s.changed.size > 0);
   if (fresh.length + updated.length > 0) {
     const stamp = await takeChangeClock(tx, spec.table);
-    await insertNew(tx, spec, fresh, { context, stamp, pushedBy });
-    await updateChanged(tx, spec, updated, { context, stamp, pushedBy });
+    await insertNewRows(tx, spec, fresh, { context, stamp, pushedBy });
+    await updateChangedRows(tx, spec, updated, { context, stamp, pushedBy });
   }
   await updateSourceTimes(
     tx,

@@ -6,7 +6,8 @@ import { changeListPage, fetchPage, RECENT_ORDER, type ChangeListSource, type Pa
 import { syncResult, validateBatch } from '../changes/tracked.service';
 import { inPushTransaction, type TransactionSource, upsertTracked, type TrackedTableSpec } from '../changes/upsert';
 import { toSourceTime } from '../changes/source-time';
-import { channelView, pageOnChannel, readChannelStates, type ColumnCondition, type LedgerView } from '../changes/channel-view';
+import { channelView, pageOnChannel, type ColumnCondition, type LedgerView } from '../changes/channel-view';
+import { readChannelStates } from '../changes/sql/read-channel-states';
 import type { PushedBy } from '../changes/history-writes';
 import type { SqlRunner } from '../changes/ledger';
 import { MAX_PARTNERS_PER_REQUEST, partnerInput } from './partner.input';
