@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { formatLogLine } from '../src/pretty-log';
 import { renderStartupBanner, startupFields } from '../src/startup-banner';
-import { CLI, embeddedEnv, ROOT, runCli, serveProcess } from './support/process';
+import { embeddedEnv, runCli, serveProcess, spawnServe } from './support/process';
+import { waitFor } from './support/wait-for';
 
 const TIMEOUT_MS = 180_000;
 
@@ -116,31 +116,17 @@ describe('serve says where things are', () => {
   it(
     'as a block of plain lines when logs are pretty',
     async () => {
-      const child = spawn(process.execPath, [...CLI, 'serve'], {
-        env: { ...env, LOG_FORMAT: 'pretty' },
-        cwd: ROOT,
-      });
-      let output = '';
+      const { child, output, exited } = spawnServe({ ...env, LOG_FORMAT: 'pretty' });
       try {
-        await new Promise<void>((resolve, reject) => {
-          child.stdout.on('data', (d: Buffer) => {
-            output += d;
-            if (output.includes('Admin console')) resolve();
-          });
-          child.stderr.on('data', (d: Buffer) => (output += d));
-          child.on('close', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
-        });
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        expect(output).not.toMatch(/^\{/m); // no JSON line
-        expect(output).toMatch(/INFO {2}sync-gateway is ready\n\s+REST API +http:\/\/127\.0\.0\.1:\d+\/api\/v1\n/);
-        expect(output).toMatch(new RegExp(`Data directory +${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
+        await waitFor(() => output().includes('Admin console') || child.exitCode !== null, 60_000, 'the start-up block');
       } finally {
-        child.removeAllListeners('close');
-        await new Promise<void>((resolve) => {
-          child.once('close', () => resolve());
-          child.kill('SIGTERM');
-        });
+        child.kill('SIGTERM');
       }
+      // The whole output, to the process's end: the shutdown's lines are pretty too.
+      expect(await exited).toBe(0);
+      expect(output()).not.toMatch(/^\{/m); // no JSON line
+      expect(output()).toMatch(/INFO {2}sync-gateway is ready\n\s+REST API +http:\/\/127\.0\.0\.1:\d+\/api\/v1\n/);
+      expect(output()).toMatch(new RegExp(`Data directory +${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
     },
     TIMEOUT_MS,
   );

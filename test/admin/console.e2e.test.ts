@@ -18,6 +18,7 @@ import { launchChromium, requireConsoleAndChromium } from '../support/browser';
 import { startReceiver, type Reply } from '../support/receiver';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
+import { waitForValue } from '../support/wait-for';
 
 const ADMIN = { email: 'ops@example.com', password: 'correct horse battery staple' };
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
@@ -70,15 +71,8 @@ describe('admin console in Chromium', () => {
     await db?.close();
   });
 
-  /** The UI has answered once the row is in the database; poll for it briefly. */
-  const waitForRow = async <T>(find: () => Promise<T | null>): Promise<T> => {
-    for (let i = 0; i < 50; i++) {
-      const row = await find();
-      if (row) return row;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('the row never appeared');
-  };
+  /** The UI has answered once the row is in the database. */
+  const waitForRow = <T>(find: () => Promise<T | null>): Promise<T> => waitForValue(find, 30_000, 'the row');
 
   const shot = async (name: string) => {
     if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });

@@ -6,6 +6,7 @@ import { lockDataDir } from '../../src/db/data-dir-lock';
 import { runningClusterUrl } from '../../src/db/embedded-postgres';
 import { embeddedEnv, ROOT, runCli, serveProcess, type ServeProcess } from '../support/process';
 import { startReceiver } from '../support/receiver';
+import { waitFor } from '../support/wait-for';
 
 /** A ceiling against hangs on a loaded two-core machine, not a target. */
 const TIMEOUT_MS = 600_000;
@@ -27,6 +28,12 @@ describe('the CLI while the embedded server runs (its cluster, through the socke
     await server?.stop();
     await rm(dataDir, { recursive: true, force: true });
   });
+
+  /** Refused (401) long before TOKEN_CACHE_TTL_MS (5 minutes): only the server's being told explains it. */
+  const refusedSoon = (auth: Record<string, string>) =>
+    waitFor(async () => (await fetch(`${server.url}/api/v1/updated-products`, { headers: auth })).status === 401, 60_000, 'refused', {
+      intervalMs: 200,
+    });
 
   it('reaches the cluster only through a socket in DATA_DIR that other OS users cannot open, with a password', async () => {
     const url = await runningClusterUrl(dataDir);
@@ -72,11 +79,7 @@ describe('the CLI while the embedded server runs (its cluster, through the socke
       const revoked = await runCli(env, ['token', 'revoke', 'erp']);
       expect(revoked).toMatchObject({ code: 0, stderr: '' });
       // Cached for TOKEN_CACHE_TTL_MS (5 minutes here) unless the server is told: NOTIFY tells it.
-      const deadline = Date.now() + 5_000;
-      let status = 0;
-      while (Date.now() < deadline && (status = (await fetch(`${server.url}/api/v1/updated-products`, { headers: auth })).status) !== 401)
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(status).toBe(401);
+      await refusedSoon(auth);
     },
     TIMEOUT_MS,
   );
@@ -125,11 +128,7 @@ describe('the CLI while the embedded server runs (its cluster, through the socke
       const deleted = await runCli(env, ['channel', 'delete', 'shop-b']);
       expect(deleted).toMatchObject({ code: 0 });
       expect(deleted.stdout).toMatch(/revoked tokens: ch-shop-b/);
-      const deadline = Date.now() + 5_000;
-      let status = 0;
-      while (Date.now() < deadline && (status = (await fetch(`${server.url}/api/v1/updated-products`, { headers: shopB })).status) !== 401)
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(status).toBe(401);
+      await refusedSoon(shopB);
     },
     TIMEOUT_MS,
   );
@@ -152,18 +151,19 @@ describe('the CLI while the embedded server runs (its cluster, through the socke
         ]);
         expect(created).toMatchObject({ code: 0, stderr: '' });
         expect(created.stdout.trim().split('\n').pop()).toMatch(/^whsec_/);
-        const deadline = Date.now() + 30_000;
         const delivered = () =>
           receiver.requests.flatMap((r) => (JSON.parse(r.body) as { records: Array<{ externalId?: string }> }).records);
-        while (Date.now() < deadline && !delivered().some((r) => r.externalId === 'CTL-1'))
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        expect(delivered().map((r) => r.externalId)).toContain('CTL-1');
+        await waitFor(() => delivered().some((r) => r.externalId === 'CTL-1'), 60_000, 'CTL-1 pushed');
         expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ event: 'changes', channel: 'pushed' });
         // Acknowledged by the 2xx: nothing of it stays pending on the channel.
-        let listed = '';
-        while (Date.now() < deadline && !/pushed.*product 0/.test((listed = (await runCli(env, ['channel', 'list'])).stdout)))
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        expect(listed).toMatch(/pushed.*product 0/);
+        await waitFor(
+          async () => /pushed.*product 0/.test((await runCli(env, ['channel', 'list'])).stdout),
+          60_000,
+          'nothing pending on pushed',
+          {
+            intervalMs: 200,
+          },
+        );
         expect(await runCli(env, ['channel', 'poll', 'pushed'])).toMatchObject({ code: 0, stderr: '' });
       } finally {
         await receiver.close();

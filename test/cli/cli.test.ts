@@ -3,9 +3,10 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createPostgresDatabase } from '../support/database';
-import { embeddedEnv, runCli, serveProcess, type ServeProcess } from '../support/process';
+import { embeddedEnv, postgresEnv, runCli, serveProcess, type ServeProcess } from '../support/process';
 import { Webhook } from 'standardwebhooks';
 import { startReceiver } from '../support/receiver';
+import { waitFor } from '../support/wait-for';
 
 /**
  * Each CLI run starts a process (and, with no server running, opens the store); with the other
@@ -215,7 +216,7 @@ describeWithPostgres('sync-gateway CLI on PostgreSQL (DATABASE_URL)', () => {
     'migrates a fresh database and manages tokens in it',
     async () => {
       const database = await createPostgresDatabase('postgresql', { migrated: false });
-      const env = { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
+      const env = postgresEnv(database.url, { LOG_LEVEL: 'warn' });
       const run = (...args: string[]) => runCli(env, args);
       try {
         const migrated = await run('migrate');
@@ -236,15 +237,7 @@ describeWithPostgres('sync-gateway CLI on PostgreSQL (DATABASE_URL)', () => {
     async () => {
       const database = await createPostgresDatabase();
       const receiver = await startReceiver();
-      const env = {
-        ...process.env,
-        DATABASE_URL: database.url,
-        ENCRYPTION_KEY: 'ab'.repeat(32),
-        HOST: '127.0.0.1',
-        PORT: '0',
-        LOG_LEVEL: 'info',
-        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
-      };
+      const env = postgresEnv(database.url, { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' });
       const run = (...args: string[]) => runCli(env, args);
       let server: ServeProcess | undefined;
       try {
@@ -273,17 +266,20 @@ describeWithPostgres('sync-gateway CLI on PostgreSQL (DATABASE_URL)', () => {
           body: JSON.stringify({ entity_type: 'product', external_id: 'SKU-T', source: 'erp', error_message: 'Unknown tax class' }),
         });
         expect(reported.status).toBe(201);
-        for (let i = 0; i < 100 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+        await waitFor(() => receiver.requests.length > 0, 60_000, 'the delivery');
         expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ event: 'sync_failure', external_id: 'SKU-T' });
         const ready = await (await fetch(`${url}/ready`)).json();
         expect(ready).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', worker: 'ok' } });
         // The attempt is counted by the thread and reported to the process's registry.
-        let metrics = '';
-        for (let i = 0; i < 50 && !/webhook_delivery_attempts_total\{outcome="completed"\} 1/.test(metrics); i++) {
-          metrics = await (await fetch(`${url}/metrics`, { headers: auth })).text();
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        expect(metrics).toMatch(/sync_gateway_webhook_delivery_attempts_total\{outcome="completed"\} 1/);
+        const metrics = async () => (await fetch(`${url}/metrics`, { headers: auth })).text();
+        await waitFor(
+          async () => /sync_gateway_webhook_delivery_attempts_total\{outcome="completed"\} 1/.test(await metrics()),
+          60_000,
+          'the attempt counted',
+          {
+            intervalMs: 100,
+          },
+        );
       } finally {
         await server?.stop();
         await receiver.close();

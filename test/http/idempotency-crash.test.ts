@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { createToken } from '../../src/auth/token.service';
 import { useApiFixture } from '../support/http';
-import { serveProcess } from '../support/process';
+import { postgresEnv, serveProcess } from '../support/process';
+import { waitFor } from '../support/wait-for';
 
 /** Once per run, on the embedded test cluster: the child serves from the fixture's database over its socket. */
 describe('a server process killed while it holds an Idempotency-Key', () => {
@@ -18,15 +18,7 @@ describe('a server process killed while it holds an Idempotency-Key', () => {
     await blocker.connect();
     await blocker.query('BEGIN');
     await blocker.query('LOCK TABLE sync_failures IN ACCESS EXCLUSIVE MODE');
-    const child = await serveProcess({
-      ...process.env,
-      DATABASE_URL: ctx.db.url,
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      HOST: '127.0.0.1',
-      PORT: '0',
-      WORKER_ENABLED: 'false',
-      LOG_LEVEL: 'info',
-    });
+    const child = await serveProcess(postgresEnv(ctx.db.url, { WORKER_ENABLED: 'false' }));
     try {
       const inFlight = fetch(`${child.url}/api/v1/failures`, {
         method: 'POST',
@@ -35,10 +27,8 @@ describe('a server process killed while it holds an Idempotency-Key', () => {
       }).catch((error: unknown) => error);
       // The child has claimed the key and its report statement waits for the lock.
       const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`;
-      const deadline = Date.now() + 60_000;
       // (Asked outside the blocker's transaction: pg_stat_activity is a snapshot within one.)
-      while (Date.now() < deadline && (await ctx.db.prisma.$queryRawUnsafe<unknown[]>(waiting)).length === 0)
-        await new Promise((r) => setTimeout(r, 50));
+      await waitFor(async () => (await ctx.db.prisma.$queryRawUnsafe<unknown[]>(waiting)).length > 0, 60_000, 'the report waiting');
       expect(await ctx.db.prisma.idempotencyKey.count({ where: { key: 'crash-key-1' } })).toBe(1);
       await child.stop('SIGKILL');
       expect(String(await inFlight)).toMatch(/fetch failed/); // no answer: the connection died with the process

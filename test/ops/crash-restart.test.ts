@@ -97,23 +97,18 @@ describe('race: kill -9 then ready (embedded store, 100k records)', () => {
 
     await first.stop('SIGKILL');
 
-    const started = Date.now();
     const second = await serveProcess(env);
     servers.push(second);
-    await waitFor(async () => (await fetch(`${second.url}/ready`)).status === 200, 60_000);
-    const readyMs = Date.now() - started;
-    console.log(`kill -9 → /ready 200 in ${readyMs} ms (${RECORDS.toLocaleString('en')} records)`);
+    await waitFor(async () => (await fetch(`${second.url}/ready`)).status === 200, READY_WITHIN_MS, 'GET /ready 200');
     expect(second.output()).toContain('taking it over');
     // The dead process's postmaster outlived it, with this build's binary and settings: used as it is.
     expect(second.output()).toContain("an embedded PostgreSQL left running by a stopped process, with this build's settings: using it");
-    expect(readyMs).toBeLessThanOrEqual(READY_WITHIN_MS);
 
     // The write acknowledged before the crash is there, and so are the seeded records.
     const page = await (await api(second.url, 'GET', '/api/v1/updated-products?limit=1')).json();
     expect(page).toMatchObject({ meta: { total: RECORDS + 1 } });
     // The delivery the dead process had in flight goes out again once its lease (WORKER_LEASE_MS) ends.
-    await waitFor(() => receiver.requests.length === 2, 30_000);
-    expect(Date.now() - started).toBeLessThan(60_000);
+    await waitFor(() => receiver.requests.length === 2, 60_000, 'the in-flight delivery sent again');
     expect(receiver.requests[1]!.headers['webhook-id']).toBe(receiver.requests[0]!.headers['webhook-id']);
   }, 300_000);
 });

@@ -1,9 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runningClusterUrl } from '../../src/db/embedded-postgres';
-import { CLI, embeddedEnv, ROOT, serveProcess, type ServeProcess } from '../support/process';
+import { embeddedEnv, serveProcess, spawnServe, type ServeChild, type ServeProcess } from '../support/process';
 import { freePort, startRedisServer, type RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
 
@@ -12,10 +11,14 @@ import { waitFor } from '../support/wait-for';
  * QUIT to an unreachable Redis waited in ioredis's offline queue forever: replicas were still
  * running 15 minutes after SIGTERM. The embedded store's cluster is stopped too (nothing orphaned).
  * Redis is a server of the test's own, killed at will.
+ *
+ * Checked by how the process ended, not by the clock: exit code 0 after "stopped" is a shutdown
+ * that finished its steps (each one bounded by the grace), while Redis was still unreachable;
+ * one that hung would be ended by the last resort at the grace plus the store's stop, with code 1.
  */
 const GRACE_MS = 2_000;
-/** The grace, the store's own stop (pool, the cluster's fast shutdown) and process teardown. */
-const EXIT_WITHIN_MS = GRACE_MS + 8_000;
+/** Only a bound on a failing test, far beyond the last resort (the grace plus 15 s). */
+const HANG_MS = 60_000;
 /** A redis-server of the test's own needs the binary, which machines with TEST_REDIS_URL have. */
 const itWithRedisServer = process.env.TEST_REDIS_URL ? it : it.skip;
 
@@ -36,14 +39,12 @@ describe('SIGTERM with Redis unreachable', () => {
   const env = (redisUrl: string): NodeJS.ProcessEnv => embeddedEnv(dataDir, { REDIS_URL: redisUrl, SHUTDOWN_GRACE_MS: String(GRACE_MS) });
 
   async function stopsWithinGrace(running: ServeProcess): Promise<void> {
-    const started = Date.now();
     const exited = new Promise<number | null>((resolve) => running.child.once('exit', (code) => resolve(code)));
     running.child.kill('SIGTERM');
-    const code = await Promise.race([exited, new Promise<'still running'>((r) => setTimeout(() => r('still running'), 60_000))]);
-    const tookMs = Date.now() - started;
+    const code = await Promise.race([exited, new Promise<'still running'>((r) => setTimeout(() => r('still running'), HANG_MS))]);
     expect({ code, output: code === 0 ? '' : running.output().slice(-2_000) }).toEqual({ code: 0, output: '' });
-    expect(tookMs).toBeLessThanOrEqual(EXIT_WITHIN_MS);
     expect(running.output()).toContain('"msg":"stopped"');
+    expect(running.output()).not.toContain('ran past SHUTDOWN_GRACE_MS');
     // The cluster went with it: nothing left running on DATA_DIR.
     expect(await runningClusterUrl(dataDir)).toBeUndefined();
   }
@@ -65,27 +66,18 @@ describe('SIGTERM with Redis unreachable', () => {
 
 describe('a signal while the start runs', () => {
   let dataDir: string;
-  let child: ChildProcessWithoutNullStreams | undefined;
+  let running: ServeChild | undefined;
 
   beforeEach(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'sgw-stop-early-'));
   });
   afterEach(async () => {
+    const child = running?.child;
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  function serve(env: NodeJS.ProcessEnv) {
-    child = spawn(process.execPath, [...CLI, 'serve'], {
-      env: { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', REDIS_URL: '', ...env },
-      cwd: ROOT,
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d));
-    child.stderr.on('data', (d: Buffer) => (output += d));
-    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
-    return { child, output: () => output, exited };
-  }
+  const serve = (env: NodeJS.ProcessEnv) => (running = spawnServe(embeddedEnv(dataDir, { REDIS_URL: '', ...env })));
 
   it('on the embedded store, once its cluster runs, stops the cluster too (nothing orphaned)', async () => {
     const running = serve({ DATABASE_URL: '' });
@@ -106,13 +98,10 @@ describe('a signal while the start runs', () => {
     const closedPort = await freePort();
     const running = serve({ DATABASE_URL: `postgresql://postgres@127.0.0.1:${closedPort}/nothing`, ENCRYPTION_KEY: 'ab'.repeat(32) });
     await waitFor(() => running.output().includes('retrying') || running.child.exitCode !== null, 60_000, 'a retry line');
-    const signalled = Date.now();
     running.child.kill('SIGTERM');
+    // 143 (128 + SIGTERM) is the exit the signal handler makes at once; a start that went on waiting
+    // for the database and then stopped would exit with 0 or 1.
     const code = await running.exited;
-    expect({ code, withinMs: Date.now() - signalled < 5_000, output: code === 143 ? '' : running.output() }).toEqual({
-      code: 143,
-      withinMs: true,
-      output: '',
-    });
+    expect({ code, output: code === 143 ? '' : running.output() }).toEqual({ code: 143, output: '' });
   });
 });

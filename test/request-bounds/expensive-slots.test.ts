@@ -2,6 +2,9 @@ import { createExpensiveSlots } from '../../src/request-bounds/expensive-slots';
 
 /** The counters behind MAX_EXPENSIVE_OPERATIONS(_PER_TOKEN) (ADR 0043). */
 describe('expensive slots', () => {
+  // Waits and rests on jest's clock: asserted exactly, however busy the machine.
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
   const granted = async (slots: ReturnType<typeof createExpensiveSlots>, caller: string) => {
     const slot = await slots.acquire(caller);
     if ('refused' in slot) throw new Error(`refused: ${slot.refused}`);
@@ -35,9 +38,12 @@ describe('expensive slots', () => {
     if ('release' in bSlot) bSlot.release();
     const cSlot = await c;
     expect(order).toEqual(['b', 'c']);
-    const started = Date.now();
-    expect(await slots.acquire('d')).toEqual({ refused: 'busy' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    let refused: unknown;
+    void slots.acquire('d').then((result) => (refused = result));
+    await jest.advanceTimersByTimeAsync(199);
+    expect(refused).toBeUndefined(); // still waiting its turn
+    await jest.advanceTimersByTimeAsync(1);
+    expect(refused).toEqual({ refused: 'busy' });
     // The refused caller's own share was given back.
     if ('release' in cSlot) cSlot.release();
     expect('release' in (await slots.acquire('d'))).toBe(true);
@@ -46,11 +52,14 @@ describe('expensive slots', () => {
   it('rests a process slot for its share of the time the operation held it', async () => {
     const slots = createExpensiveSlots({ perCaller: 10, perProcess: 1, waitMs: 2_000, restRatio: 1 });
     const release = await granted(slots, 'a');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await jest.advanceTimersByTimeAsync(150);
     release();
-    const started = Date.now();
-    const next = await granted(slots, 'b'); // the slot rests about 150 ms before it passes on
-    expect(Date.now() - started).toBeGreaterThanOrEqual(120);
-    next();
+    let next: (() => void) | undefined;
+    void granted(slots, 'b').then((r) => (next = r)); // the slot rests 150 ms before it passes on
+    await jest.advanceTimersByTimeAsync(149);
+    expect(next).toBeUndefined();
+    await jest.advanceTimersByTimeAsync(1);
+    expect(next).toEqual(expect.any(Function));
+    next!();
   });
 });

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 
 export const ROOT = path.join(__dirname, '..', '..');
@@ -24,6 +25,23 @@ export function embeddedEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): Nod
   return { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...extra };
 }
 
+/**
+ * The environment of a service process (or a CLI command) on the PostgreSQL database at
+ * `databaseUrl`, with an ENCRYPTION_KEY of its own and listening on a free port of loopback;
+ * `extra` adds or overrides variables.
+ */
+export function postgresEnv(databaseUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
 /** `sync-gateway <args>` as a process of its own, from the sources. */
@@ -38,6 +56,37 @@ export function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<CliResul
   });
 }
 
+/** A `sync-gateway serve` process from its start: its output so far, and its exit. */
+export type ServeChild = {
+  child: ChildProcessWithoutNullStreams;
+  /** stdout and stderr so far. */
+  output: () => string;
+  /** The JSON log lines so far. */
+  lines: () => Array<Record<string, unknown>>;
+  /** Resolves with the exit code (null when a signal ended it). */
+  exited: Promise<number | null>;
+};
+
+/** `sync-gateway serve` as a process of its own; `built`: the production entry point on dist/ (`npm run build` first). */
+export function spawnServe(env: NodeJS.ProcessEnv, options: { built?: boolean } = {}): ServeChild {
+  const args = options.built ? [path.join(ROOT, 'bin', 'sync-gateway.js'), 'serve'] : [...CLI, 'serve'];
+  const child = spawn(process.execPath, args, { env, cwd: ROOT });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d));
+  child.stderr.on('data', (d: Buffer) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const lines = () =>
+    output.split('\n').flatMap((line) => {
+      try {
+        const parsed: unknown = JSON.parse(line);
+        return typeof parsed === 'object' && parsed !== null ? [parsed as Record<string, unknown>] : [];
+      } catch {
+        return [];
+      }
+    });
+  return { child, output: () => output, lines, exited };
+}
+
 export type ServeProcess = {
   child: ChildProcessWithoutNullStreams;
   url: string;
@@ -45,22 +94,21 @@ export type ServeProcess = {
   stop(signal?: NodeJS.Signals): Promise<void>;
 };
 
-/** `sync-gateway serve`, resolved once it logs that it listens; `built`: the production entry point on dist/ (`npm run build` first). */
+/** `sync-gateway serve`, resolved once it logs that it listens (see `spawnServe`). */
 export function serveProcess(env: NodeJS.ProcessEnv, options: { built?: boolean } = {}): Promise<ServeProcess> {
+  const serving = spawnServe(env, options);
+  const { child } = serving;
   return new Promise((resolve, reject) => {
-    const args = options.built ? [path.join(ROOT, 'bin', 'sync-gateway.js'), 'serve'] : [...CLI, 'serve'];
-    const child = spawn(process.execPath, args, { env, cwd: ROOT });
-    let output = '';
-    const onExit = (code: number | null) => reject(new Error(`serve exited with ${code}: ${output}`));
-    child.stdout.on('data', (d: Buffer) => {
-      output += d;
-      const line = output.split('\n').find((l) => l.includes('"sync-gateway listening"'));
+    const onExit = (code: number | null) => reject(new Error(`serve exited with ${code}: ${serving.output()}`));
+    const onData = () => {
+      const line = serving.lines().find((l) => l.msg === 'sync-gateway listening');
       if (!line) return;
+      child.stdout.off('data', onData);
       child.off('close', onExit);
       resolve({
         child,
-        url: JSON.parse(line).url,
-        output: () => output,
+        url: line.url as string,
+        output: serving.output,
         stop: (signal = 'SIGTERM') =>
           new Promise<void>((done) => {
             if (child.exitCode !== null || child.signalCode !== null) return done();
@@ -68,8 +116,8 @@ export function serveProcess(env: NodeJS.ProcessEnv, options: { built?: boolean 
             child.kill(signal);
           }),
       });
-    });
-    child.stderr.on('data', (d) => (output += d));
+    };
+    child.stdout.on('data', onData);
     child.on('close', onExit);
   });
 }
@@ -85,14 +133,12 @@ export function workerProcess(
   env: NodeJS.ProcessEnv = {},
 ): { child: ChildProcess; exited: Promise<NodeJS.Signals | null> } {
   const child = spawn(process.execPath, [...CLI, 'worker'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
+    env: postgresEnv(databaseUrl, {
       ENCRYPTION_KEY: encryptionKey.toString('hex'),
       LOG_LEVEL: 'warn',
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
       ...env,
-    },
+    }),
     cwd: ROOT,
   });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
