@@ -151,7 +151,7 @@ describe.each(backends)('change feed guarantees on %s', (backend) => {
         async () =>
           (await blocker.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))
             .rowCount! > 0,
-        10_000,
+        60_000,
         'the long push waiting on the lock',
       );
       await push([{ external_id: 'S', price: 1 }]);

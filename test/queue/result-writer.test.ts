@@ -105,6 +105,6 @@ describe.each(backends)('result writer on %s', (backend) => {
     expect(await statusOf(items[0]!.id)).toBe('processing');
     // Its lease runs out by the clock and, released, it is claimed again.
     now = new Date(now.getTime() + 2 * LEASE_MS);
-    await waitFor(async () => (await leases.claim(10)).items.length === 1, 5_000, 'claimed again');
+    await waitFor(async () => (await leases.claim(10)).items.length === 1, 30_000, 'claimed again');
   });
 });
