@@ -6,22 +6,19 @@
  * CONSOLE_SCREENSHOTS=<dir> it also saves screenshots of the main views (docs/console/ holds the
  * committed ones).
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { createAdminAccount } from '../../src/accounts/account.service';
 import pino from 'pino';
 import { createWorker } from '../../src/queue/worker';
 import { decodeKeyring } from '../../src/deliveries/signing-keys';
 import { createWebhook } from '../../src/webhooks/webhook.service';
-import { launchChromium, requireConsoleAndChromium } from '../support/browser';
+import { openConsolePage, requireConsoleAndChromium, screenshot } from '../support/browser';
 import { startReceiver, type Reply } from '../support/receiver';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
 import { waitForValue } from '../support/wait-for';
 
 const ADMIN = { email: 'ops@example.com', password: 'correct horse battery staple' };
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
 const NEW_PASSWORD = 'a brand new passphrase';
 
 jest.setTimeout(120_000);
@@ -58,10 +55,8 @@ describe('admin console in Chromium', () => {
       body: { products: ['SKU-1', 'SKU-2', 'SKU-3'].map((external_id) => ({ external_id, name: `Product ${external_id}` })) },
     });
     expect(synced.status).toBe(200);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    ({ browser, page } = await openConsolePage());
     page.on('dialog', (dialog) => void dialog.accept());
-    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
   afterAll(async () => {
@@ -74,9 +69,7 @@ describe('admin console in Chromium', () => {
   /** The UI has answered once the row is in the database. */
   const waitForRow = <T>(find: () => Promise<T | null>): Promise<T> => waitForValue(find, 30_000, 'the row');
 
-  const shot = async (name: string) => {
-    if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  };
+  const shot = (name: string) => screenshot(page, name);
 
   it('refuses a wrong password, then signs in', async () => {
     await page.goto(`${api.url}/admin/`);

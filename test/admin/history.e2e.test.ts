@@ -4,16 +4,13 @@
  * failure, from the reconciliation page and by its URL; long values open on demand; the empty,
  * not-found and bad-input states. With CONSOLE_SCREENSHOTS=<dir> it saves `history.png`.
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { createAdminAccount } from '../../src/accounts/account.service';
-import { launchChromium, requireConsoleAndChromium, signInToConsole } from '../support/browser';
+import { openConsolePage, requireConsoleAndChromium, screenshot, signInToConsole } from '../support/browser';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
 
 const ADMIN = { email: 'history@example.com', password: 'correct horse battery staple' };
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
 const LONG_DESCRIPTION = `A reading lamp with a linen shade. ${'Warm light, dimmable, 2700 K. '.repeat(6)}`.trim();
 
 jest.setTimeout(120_000);
@@ -53,9 +50,7 @@ describe('console history page in Chromium', () => {
     // H-2's entries are gone, as after the retention period.
     const shade = await db.prisma.product.findUniqueOrThrow({ where: { externalId: 'H-2' } });
     await db.prisma.changeHistoryEntry.deleteMany({ where: { entityType: 'product', recordId: shade.id } });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
+    ({ browser, page } = await openConsolePage());
   });
 
   afterAll(async () => {
@@ -106,7 +101,7 @@ describe('console history page in Chromium', () => {
     expect(await description.locator('pre.json-full').count()).toBe(0);
     await description.getByRole('button', { name: /all \d+ characters/ }).click();
     expect(await description.locator('pre.json-full').textContent()).toBe(JSON.stringify(LONG_DESCRIPTION));
-    if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, 'history.png'), fullPage: true });
+    await screenshot(page, 'history');
     await description.getByRole('button', { name: 'less' }).click();
     expect(await description.locator('pre.json-full').count()).toBe(0);
   });

@@ -8,21 +8,18 @@
  * With CONSOLE_SCREENSHOTS=<dir> it saves sign-in-closed.png, pending.png, queue-search.png and
  * webhooks-stats.png.
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import pino from 'pino';
 import { createAdminAccount } from '../../src/accounts/account.service';
 import { createToken } from '../../src/auth/token.service';
 import { createWorker } from '../../src/queue/worker';
 import { createWebhook } from '../../src/webhooks/webhook.service';
-import { launchChromium, requireConsoleAndChromium, signInToConsole } from '../support/browser';
+import { openConsolePage, requireConsoleAndChromium, screenshot, signInToConsole } from '../support/browser';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
 import { startReceiver } from '../support/receiver';
 
 const ADMIN = { email: 'operator@example.com', password: 'correct horse battery staple' };
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
 
 jest.setTimeout(120_000);
 
@@ -33,9 +30,7 @@ describe('the operator pages in Chromium', () => {
   let page: Page;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
-  const shot = async (name: string) => {
-    if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  };
+  const shot = (name: string) => screenshot(page, name);
   const listingMarks = async () => ({
     products: await db.prisma.product.findMany({ select: { id: true, listedRevisions: true }, orderBy: { id: 'asc' } }),
     stocks: await db.prisma.stock.findMany({ select: { id: true, listedRevisions: true }, orderBy: { id: 'asc' } }),
@@ -48,9 +43,7 @@ describe('the operator pages in Chromium', () => {
     api = await startTestServer(db);
     await createAdminAccount(db.prisma, ADMIN);
     receiver = await startReceiver(() => ({ status: 503, body: 'maintenance' }));
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
+    ({ browser, page } = await openConsolePage());
   });
 
   afterAll(async () => {

@@ -4,7 +4,7 @@
  */
 import { type Browser, type Page } from 'playwright-core';
 import { createAdminAccount } from '../../src/accounts/account.service';
-import { launchChromium, requireConsoleAndChromium, signInToConsole } from '../support/browser';
+import { openConsolePage, requireConsoleAndChromium, signInToConsole } from '../support/browser';
 import { openTestDatabase, type TestDatabase } from '../support/database';
 import { startTestServer, type TestServer } from '../support/http';
 
@@ -31,8 +31,7 @@ describe('console reconciliation page in Chromium', () => {
     await api.request('POST', '/api/v1/updated-products/batch-delete', {
       body: { ids: listed.body.payload.map((p: { id: number }) => p.id) },
     });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    ({ browser, page } = await openConsolePage());
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
       void dialog.accept();

@@ -6,7 +6,7 @@ import { createAdminAccount } from '../../src/accounts/account.service';
 import { createToken, revokeToken } from '../../src/auth/token.service';
 import { createEventHub } from '../../src/events/hub';
 import { backends, openTestDatabase, type TestDatabase } from '../support/database';
-import { runCli } from '../support/process';
+import { postgresEnv, runCli } from '../support/process';
 import { startTestServer, useApiFixture, type TestServer } from '../support/http';
 import { untilLive as untilLiveAll, waitFor } from '../support/wait-for';
 
@@ -218,11 +218,7 @@ describeWithRedis('revocation across replicas through Redis', () => {
     const sse = sseFeed(replicaB, victim);
     feeds.push(sse);
     await untilLive(replicaB, sse);
-    const cli = await runCli({ ...process.env, DATABASE_URL: db.url, REDIS_URL: redisUrl, LOG_LEVEL: 'warn' }, [
-      'token',
-      'revoke',
-      'cli-redis-victim-2',
-    ]);
+    const cli = await runCli(postgresEnv(db.url, { REDIS_URL: redisUrl, LOG_LEVEL: 'warn' }), ['token', 'revoke', 'cli-redis-victim-2']);
     expect(cli).toMatchObject({ code: 0, stdout: expect.stringContaining('revoked token "cli-redis-victim-2"') });
     // The periodic re-verification runs once an hour here: only the CLI's notice can end it.
     expect(await endingWithin(sse, ENDS_WITHIN_MS)).toBe('complete');

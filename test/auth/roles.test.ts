@@ -17,6 +17,8 @@ import { routeRoles } from '../../src/rest/route-roles';
 import { fullPath } from '../../src/routing/route-table';
 import { backends } from '../support/database';
 import { useApiFixture, type JsonResponse } from '../support/http';
+import { openSse } from '../support/sse';
+import { waitFor } from '../support/wait-for';
 
 /**
  * Least privilege (issue 31, ADR 0044), table-driven from the schema and the route table: every
@@ -186,25 +188,16 @@ describe.each(backends)('roles on %s', (backend) => {
     expect((await history(tokens.viewer)).body.data.history.entries[0].tokenName).toBeNull();
     expect((await history(tokens.admin)).body.data.history.entries[0].tokenName).toBe('role-erp');
 
-    /** Reads an SSE answer until `until` matches what arrived (or the stream ends), then closes it. */
+    /** Reads an SSE answer until `until` matches what arrived, then closes it; what arrived, as JSON. */
     const streamUntil = async (token: string, query: string, until: RegExp, meanwhile?: () => Promise<unknown>) => {
-      const abort = new AbortController();
-      const res = await fetch(`${ctx.api.url}/graphql`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-        body: JSON.stringify({ query }),
-        signal: abort.signal,
-      });
-      const reader = res.body!.getReader();
-      await meanwhile?.();
-      let text = '';
-      while (!until.test(text)) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += new TextDecoder().decode(value);
+      const stream = await openSse(ctx.api.url, token, query);
+      try {
+        await meanwhile?.();
+        await waitFor(() => until.test(JSON.stringify(stream.events)), 30_000, `${until} in the stream`);
+        return JSON.stringify(stream.events);
+      } finally {
+        await stream.close();
       }
-      abort.abort();
-      return text;
     };
     expect(await streamUntil(tokens.viewer, 'subscription { operationalEvents { event } }', /FORBIDDEN/)).toMatch(/"code":"FORBIDDEN"/);
     const live = await streamUntil(tokens.viewer, 'subscription { syncFailure { external_id } }', /R-LIVE/, () =>

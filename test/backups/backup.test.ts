@@ -12,9 +12,9 @@ import { openStore, type Store } from '../../src/db/store';
 import { pendingCounts } from '../../src/backups/table-copy';
 import { syncPartners } from '../../src/partners/partner.service';
 import { syncProducts } from '../../src/products/product.service';
-import { createWebhook } from '../../src/webhooks/webhook.service';
 import { setWebhookNetworks } from '../../src/deliveries/network-policy';
 import { createSecretBox } from '../../src/deliveries/secret-box';
+import { createIdleWebhook } from '../support/database';
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const products = (count: number, round: number) =>
@@ -72,12 +72,7 @@ describe('backup and restore (one snapshot, streamed)', () => {
     await syncPartners(source, [{ external_id: 'CHILD', name: 'child', type: 'B', parent_external_id: 'PARENT' }], 'erp_sync');
     await createToken(source.prisma, 'webshop');
     setWebhookNetworks({ allowed: ['127.0.0.1/32'], blocked: [] });
-    await createWebhook(source.prisma, box, {
-      url: 'http://127.0.0.1:9/hook',
-      entityType: 'product',
-      direction: 'to_erp',
-      secret: 'a-secret-of-16-chars',
-    });
+    await createIdleWebhook(source.prisma, box);
   });
   afterAll(async () => {
     await source?.close();

@@ -12,9 +12,8 @@ import { syncPartners } from '../../src/partners/partner.service';
 import { listUpdatedProducts, syncProducts } from '../../src/products/product.service';
 import { setWebhookNetworks } from '../../src/deliveries/network-policy';
 import { createSecretBox } from '../../src/deliveries/secret-box';
-import { createWebhook } from '../../src/webhooks/webhook.service';
-import { createPostgresDatabase } from '../support/database';
-import { runCli } from '../support/process';
+import { createIdleWebhook, createPostgresDatabase } from '../support/database';
+import { embeddedEnv, runCli } from '../support/process';
 
 /** Needs a PostgreSQL server to export to, as the other PostgreSQL tests (TEST_DATABASE_URL). */
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
@@ -65,12 +64,7 @@ onPostgres('export to PostgreSQL, from a store in use', () => {
     await syncPartners(source, [{ external_id: 'ROOT', name: 'root', type: 'B' }], 'erp_sync');
     await syncPartners(source, [{ external_id: 'LEAF', name: 'leaf', type: 'C', parent_external_id: 'ROOT' }], 'erp_sync');
     setWebhookNetworks({ allowed: ['127.0.0.1/32'], blocked: [] });
-    await createWebhook(source.prisma, box, {
-      url: 'http://127.0.0.1:9/hook',
-      entityType: 'product',
-      direction: 'to_erp',
-      secret: 'a-secret-of-16-chars',
-    });
+    await createIdleWebhook(source.prisma, box);
   });
   afterAll(async () => {
     await source?.close();
@@ -134,7 +128,7 @@ onPostgres('export to PostgreSQL, from a store in use', () => {
 
   it('runs as `sync-gateway export --to` while another process holds the store (through its cluster)', async () => {
     const url = await freshDatabase();
-    const env = { ...process.env, DATA_DIR: path.join(work, 'source'), DATABASE_URL: '', LOG_LEVEL: 'warn' };
+    const env = embeddedEnv(path.join(work, 'source'), { LOG_LEVEL: 'warn' });
     const result = await runCli(env, ['export', '--to', url]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);

@@ -7,7 +7,7 @@ import { createWorker } from '../../src/queue/worker';
 import { createSecretBox } from '../../src/deliveries/secret-box';
 import { useApiFixture } from '../support/http';
 import { workerProcess } from '../support/process';
-import { startReceiver, type Reply } from '../support/receiver';
+import { holdingFirst, startReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait-for';
 
 const logger = pino({ level: 'silent' });
@@ -34,10 +34,8 @@ describe('change webhooks when the worker dies', () => {
   }
 
   it('a worker process killed mid-delivery: another delivers the batch again with its webhook-id, then it is acknowledged', async () => {
-    const held: Array<(reply: Reply) => void> = [];
-    const receiver = await startReceiver((_req, index) =>
-      index === 0 ? new Promise<Reply>((resolve) => held.push(resolve)) : { status: 200 },
-    );
+    const first = holdingFirst();
+    const receiver = await startReceiver((_req, index) => first.answer(index));
     const pending = await pushChannel('crash-mid', receiver.url);
     const { child, exited } = workerProcess(ctx.db.url, key);
     try {
@@ -61,7 +59,7 @@ describe('change webhooks when the worker dies', () => {
       expect(receiver.requests[1]!.body).toBe(receiver.requests[0]!.body);
       expect(await pending()).toBe(0);
     } finally {
-      for (const resolve of held) resolve({ status: 200 });
+      first.release();
       child.kill('SIGKILL');
       await receiver.close();
     }

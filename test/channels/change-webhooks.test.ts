@@ -7,7 +7,7 @@ import { createWorker } from '../../src/queue/worker';
 import { updateWebhook } from '../../src/webhooks/webhook.service';
 import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
-import { startReceiver, type Reply } from '../support/receiver';
+import { useReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait-for';
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -18,8 +18,7 @@ type Batch = { event: string; channel: string; entity_type: string; records: Arr
 /** Change webhooks (issue 32, ADR 0047): a channel's change records pushed, each batch acknowledged by its 2xx. */
 describe.each(backends)('change webhooks on %s', (backend) => {
   const ctx = useApiFixture(backend);
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let answer: (index: number) => Reply;
+  const receiver = useReceiver();
   let now: Date;
   let round = 0;
 
@@ -50,14 +49,8 @@ describe.each(backends)('change webhooks on %s', (backend) => {
     return { name, channel, viewer, pending };
   }
 
-  beforeAll(async () => {
-    receiver = await startReceiver((_req, index) => answer(index));
-  });
-  afterAll(() => receiver.close());
   beforeEach(async () => {
     await clearDeliveries(ctx.db.prisma);
-    receiver.requests.length = 0;
-    answer = () => ({ status: 200 });
     // The worker's clock, ahead of the database's: an item queued during the test (at the
     // database's now()) is due by it however slowly the test runs (a loaded CI machine).
     now = new Date(Date.now() + 60_000);
@@ -87,7 +80,7 @@ describe.each(backends)('change webhooks on %s', (backend) => {
 
   it('retries a failed batch with the same webhook-id, and a later revision waits for the earlier one', async () => {
     const { name, pending } = await pushChannel(1, 10);
-    answer = (index) => ({ status: index === 0 ? 500 : 200 });
+    receiver.answer = (index) => ({ status: index === 0 ? 500 : 200 });
     const w = worker();
     expect(await w.runOnce()).toBe(1);
     expect((await pending()).meta.total).toBe(1);

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createPostgresDatabase } from '../support/database';
-import { embeddedEnv, postgresEnv, runCli, serveProcess, type ServeProcess } from '../support/process';
+import { embeddedEnv, postgresEnv, runCli, serveProcess, webhookAddArgs, type ServeProcess } from '../support/process';
 import { Webhook } from 'standardwebhooks';
 import { startReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait-for';
@@ -102,18 +102,7 @@ describe('sync-gateway CLI and server process (embedded PostgreSQL)', () => {
     it(
       'manages webhook configurations with secrets encrypted under a key generated into DATA_DIR',
       async () => {
-        const added = await run(
-          'webhook',
-          'add',
-          '--url',
-          'http://127.0.0.1:9/hook',
-          '--entity-type',
-          'product',
-          '--direction',
-          'to_erp',
-          '--secret',
-          'cli-secret-0123456789',
-        );
+        const added = await run(...webhookAddArgs('http://127.0.0.1:9/hook', 'product', 'to_erp', 'cli-secret-0123456789'));
         expect(added.code).toBe(0);
         const id = /added webhook (\d+)/.exec(added.stdout)?.[1];
         expect(id).toBeDefined();
@@ -125,18 +114,7 @@ describe('sync-gateway CLI and server process (embedded PostgreSQL)', () => {
         expect(listed.stdout).toMatch(/http:\/\/127\.0\.0\.1:9\/hook/);
         expect(listed.stdout).not.toContain('cli-secret-0123456789');
 
-        const bad = await run(
-          'webhook',
-          'add',
-          '--url',
-          'ftp://x',
-          '--entity-type',
-          'invoice',
-          '--direction',
-          'to_erp',
-          '--secret',
-          'short',
-        );
+        const bad = await run(...webhookAddArgs('ftp://x', 'invoice', 'to_erp', 'short'));
         expect(bad.code).toBe(1);
         expect(bad.stderr).toMatch(/--url: /);
         expect(bad.stderr).toMatch(/--entity-type: /);
@@ -187,16 +165,7 @@ describe('sync-gateway CLI and server process (embedded PostgreSQL)', () => {
           expect(request!.headers['x-webhook-signature']).toBe(hex(secret));
           expect(request!.headers['x-webhook-signature-next']).toBe(hex(fresh));
 
-          const refused = await runCli({ ...env, WEBHOOK_ALLOWED_NETWORKS: '' }, [
-            'webhook',
-            'add',
-            '--url',
-            receiver.url,
-            '--entity-type',
-            'product',
-            '--direction',
-            'to_erp',
-          ]);
+          const refused = await runCli({ ...env, WEBHOOK_ALLOWED_NETWORKS: '' }, webhookAddArgs(receiver.url, 'product', 'to_erp'));
           expect(refused.code).toBe(1);
           expect(refused.stderr).toMatch(/--url: Deliveries to this address are refused: 127\.0\.0\.1 is a loopback address/);
           expect((await run('webhook', 'remove', id)).code).toBe(0);
@@ -243,20 +212,7 @@ describeWithPostgres('sync-gateway CLI on PostgreSQL (DATABASE_URL)', () => {
       try {
         expect(await run('migrate')).toMatchObject({ code: 0 });
         const token = (await run('token', 'create', '--name', 'erp')).stdout.trim().split('\n').pop()!;
-        expect(
-          await run(
-            'webhook',
-            'add',
-            '--url',
-            receiver.url,
-            '--entity-type',
-            'product',
-            '--direction',
-            'to_webshop',
-            '--secret',
-            'a-secret-of-16-chars',
-          ),
-        ).toMatchObject({ code: 0 });
+        expect(await run(...webhookAddArgs(receiver.url, 'product', 'to_webshop', 'a-secret-of-16-chars'))).toMatchObject({ code: 0 });
         server = await serveProcess(env);
         const url = server.url;
         const auth = { authorization: `Bearer ${token}` };

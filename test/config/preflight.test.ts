@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { createPostgresDatabase } from '../support/database';
-import { runCli } from '../support/process';
+import { embeddedEnv, runCli } from '../support/process';
 
 /** A `serve` that fails its pre-flight exits before opening the store; a start still takes seconds beside other suites. */
 const TIMEOUT_MS = 120_000;
@@ -18,7 +18,7 @@ describe('serve refuses a bad start with one clear line per problem, before touc
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     tmp = await mkdtemp(path.join(os.tmpdir(), 'sgw-preflight-'));
-    env = { ...process.env, DATABASE_URL: '', ENCRYPTION_KEY: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json' };
+    env = embeddedEnv(path.join(tmp, 'data'), { ENCRYPTION_KEY: '', LOG_FORMAT: 'json' });
   });
   afterAll(() => rm(tmp, { recursive: true, force: true }));
 

@@ -1,15 +1,8 @@
 import { createToken } from '../../src/auth/token.service';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { backends, clearDeliveries } from '../support/database';
+import { failureReport as report } from '../support/failure-report';
 import { useApiFixture } from '../support/http';
-
-const report = (overrides: Record<string, unknown> = {}) => ({
-  entity_type: 'product',
-  external_id: 'SKU-1',
-  source: 'webshop',
-  error_message: 'Price must not be negative',
-  ...overrides,
-});
 
 describe.each(backends)('failures over REST on %s', (backend) => {
   const ctx = useApiFixture(backend);

@@ -3,15 +3,8 @@ import { createToken } from '../../src/auth/token.service';
 import { claimKey, pruneExpiredKeys, releaseKey } from '../../src/idempotency/idempotency.service';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { backends } from '../support/database';
+import { failureReport as report } from '../support/failure-report';
 import { useApiFixture, type JsonResponse } from '../support/http';
-
-const report = (overrides: Record<string, unknown> = {}) => ({
-  entity_type: 'product',
-  external_id: 'SKU-1',
-  source: 'webshop',
-  error_message: 'Price must not be negative',
-  ...overrides,
-});
 
 const withKey = (key: string) => ({ 'idempotency-key': key });
 

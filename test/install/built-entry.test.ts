@@ -46,7 +46,7 @@ describe('the built entry point (npm start)', () => {
   });
 
   it("runs the CLI from the same bundle on the running server's cluster, whose token then works", async () => {
-    const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' };
+    const env = embeddedEnv(dataDir, { LOG_LEVEL: 'warn' });
     const { stdout } = await run(process.execPath, [BIN, 'token', 'create', '--name', 'built-erp', '--role', 'erp'], { env });
     const token = /sgw_[A-Za-z0-9_-]{43}/.exec(stdout)?.[0];
     expect(token).toBeDefined();

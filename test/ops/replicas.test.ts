@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { createPostgresDatabase } from '../support/database';
-import { runCli, serveProcess, type ServeProcess } from '../support/process';
+import { postgresEnv, runCli, serveProcess, webhookAddArgs, type ServeProcess } from '../support/process';
 import { startReceiver } from '../support/receiver';
 import { openSse } from '../support/sse';
 import { untilLive, waitFor, waitForValue } from '../support/wait-for';
@@ -50,21 +49,15 @@ describeWithServers('two replicas on one PostgreSQL and one Redis', () => {
     });
   beforeAll(async () => {
     database = await createPostgresDatabase('embedded');
-    env = {
-      ...process.env,
-      DATABASE_URL: database.url,
+    env = postgresEnv(database.url, {
       REDIS_URL: process.env.TEST_REDIS_URL,
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
       RATE_LIMIT_READ_PER_MINUTE: String(READS_PER_MINUTE),
       RATE_LIMIT_WRITE_PER_MINUTE: '100000',
       // A replica killed mid-delivery leaves leases that the other takes over after this.
       WORKER_LEASE_MS: '3000',
       // The receiver listens on loopback, which deliveries may not reach unless allowed.
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
-    };
+    });
     expect((await runCli(env, ['migrate'])).code).toBe(0);
     token = (await runCli(env, ['token', 'create', '--name', 'erp'])).stdout.trim().split('\n').pop()!;
     limitedToken = (await runCli(env, ['token', 'create', '--name', 'webshop'])).stdout.trim().split('\n').pop()!;
@@ -120,22 +113,7 @@ describeWithServers('two replicas on one PostgreSQL and one Redis', () => {
     async () => {
       const receiver = await startReceiver();
       try {
-        expect(
-          (
-            await runCli(env, [
-              'webhook',
-              'add',
-              '--url',
-              receiver.url,
-              '--entity-type',
-              'product',
-              '--direction',
-              'to_webshop',
-              '--secret',
-              'replica-secret-0123',
-            ])
-          ).code,
-        ).toBe(0);
+        expect((await runCli(env, webhookAddArgs(receiver.url, 'product', 'to_webshop', 'replica-secret-0123'))).code).toBe(0);
         const ids = Array.from({ length: 1000 }, (_, i) => `EX-${i}`);
         for (let i = 0; i < ids.length; i += 50) {
           const statuses = await Promise.all(
@@ -191,22 +169,7 @@ describeWithServers('two replicas on one PostgreSQL and one Redis', () => {
         return { status: 204 };
       });
       try {
-        expect(
-          (
-            await runCli(env, [
-              'webhook',
-              'add',
-              '--url',
-              receiver.url,
-              '--entity-type',
-              'partner',
-              '--direction',
-              'to_webshop',
-              '--secret',
-              'replica-secret-0123',
-            ])
-          ).code,
-        ).toBe(0);
+        expect((await runCli(env, webhookAddArgs(receiver.url, 'partner', 'to_webshop', 'replica-secret-0123'))).code).toBe(0);
         const ids = Array.from({ length: 200 }, (_, i) => `KILL-${i}`);
         for (const [i, id] of ids.entries()) expect((await report(i % 2 === 0 ? a : b, id, 'partner')).status).toBe(201);
         await waitFor(() => receiver.requests.length >= 20, 30_000);

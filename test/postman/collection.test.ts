@@ -5,7 +5,7 @@ import { COLLECTION_FILE, postmanCollectionText } from '../../scripts/write-post
 import { restRoutes } from '../../src/modules';
 import { fullPath } from '../../src/routing/route-table';
 import { useApiFixture } from '../support/http';
-import { runCli } from '../support/process';
+import { postgresEnv, runCli } from '../support/process';
 
 it('postman/sync-gateway.postman_collection.json is generated from openapi.json (run `npm run postman:write`)', async () => {
   expect(await readFile(COLLECTION_FILE, 'utf8')).toBe(await postmanCollectionText());
@@ -24,7 +24,7 @@ describe('the Postman collection under newman', () => {
     );
     for (const route of restRoutes) expect(inCollection).toContain(`${route.method} ${fullPath(route)}`);
 
-    const created = await runCli({ ...process.env, DATABASE_URL: ctx.db.url }, ['token', 'create', '--name', 'newman', '--role', 'admin']);
+    const created = await runCli(postgresEnv(ctx.db.url), ['token', 'create', '--name', 'newman', '--role', 'admin']);
     expect(created.code).toBe(0);
     const token = created.stdout.trim().split('\n').at(-1)!;
     const summary = await promisify<newman.NewmanRunOptions, newman.NewmanRunSummary>(newman.run)({

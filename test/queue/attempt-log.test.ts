@@ -4,7 +4,7 @@ import { createWorker, type WorkerOptions } from '../../src/queue/worker';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
-import { startReceiver, type Reply } from '../support/receiver';
+import { useReceiver, type Reply } from '../support/receiver';
 
 const logger = pino({ level: 'silent' });
 const MINUTE = 60_000;
@@ -31,8 +31,7 @@ async function closedPort(): Promise<number> {
 
 describe.each(backends)('delivery attempt log on %s', (backend) => {
   const ctx = useApiFixture(backend);
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let answer: (index: number) => Reply | Promise<Reply>;
+  const receiver = useReceiver();
   let now = new Date();
   let configId: number;
 
@@ -48,13 +47,8 @@ describe.each(backends)('delivery attempt log on %s', (backend) => {
   const onlyItem = () => ctx.db.prisma.outboundQueueItem.findFirstOrThrow();
   const detail = async (id: number | string) => ctx.api.request('GET', `/api/v1/outbound-queue/${id}`);
 
-  beforeAll(async () => {
-    receiver = await startReceiver((_req, index) => answer(index));
-  });
-  afterAll(() => receiver.close());
   beforeEach(async () => {
     await clearDeliveries(ctx.db.prisma);
-    receiver.requests.length = 0;
     ({ id: configId } = await createWebhook(ctx.db.prisma, ctx.api.secrets, {
       url: receiver.url,
       entityType: 'product',
@@ -64,7 +58,7 @@ describe.each(backends)('delivery attempt log on %s', (backend) => {
   });
 
   it('logs a 500 then a 200: two rows with outcome, status, duration, body excerpt and Retry-After', async () => {
-    answer = (index) =>
+    receiver.answer = (index) =>
       index === 0
         ? { status: 500, headers: { 'retry-after': '120', 'content-type': 'text/plain' }, body: 'database\u0000 down' }
         : { status: 200, body: '{"received":true}' };
@@ -126,7 +120,7 @@ describe.each(backends)('delivery attempt log on %s', (backend) => {
   });
 
   it('keeps the first 4 KB of a long answer, cut at a character boundary', async () => {
-    answer = () => ({ status: 503, body: `${'x'.repeat(4095)}é${'y'.repeat(10_000)}` });
+    receiver.answer = () => ({ status: 503, body: `${'x'.repeat(4095)}é${'y'.repeat(10_000)}` });
     await report();
     await worker().runOnce();
     const { body } = await detail((await onlyItem()).id);
@@ -145,9 +139,9 @@ describe.each(backends)('delivery attempt log on %s', (backend) => {
     };
     const setUrl = (url: string) => ctx.db.prisma.webhookConfig.update({ where: { id: configId }, data: { url } });
 
-    answer = () => new Promise<Reply>(() => undefined); // never answers
+    receiver.answer = () => new Promise<Reply>(() => undefined); // never answers
     await attemptOnce(async () => undefined, { timeoutMs: 100 });
-    answer = () => ({ status: 410, body: 'gone' });
+    receiver.answer = () => ({ status: 410, body: 'gone' });
     await attemptOnce(async () => undefined);
     await attemptOnce(async () => void (await setUrl(`http://127.0.0.1:${await closedPort()}/hook`)));
     // Stored directly: the API refuses such a URL, a configuration from before the guard may have it.
@@ -175,7 +169,7 @@ describe.each(backends)('delivery attempt log on %s', (backend) => {
   });
 
   it('reads the attempt logs of a page of items in a fixed number of queries', async () => {
-    answer = () => ({ status: 500 });
+    receiver.answer = () => ({ status: 500 });
     const queriesForPage = async (items: number) => {
       await ctx.db.prisma.outboundQueueItem.deleteMany();
       for (let i = 0; i < items; i++) await report();

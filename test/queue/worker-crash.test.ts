@@ -5,7 +5,7 @@ import { createSecretBox } from '../../src/deliveries/secret-box';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { useApiFixture } from '../support/http';
 import { workerProcess } from '../support/process';
-import { startReceiver, type Reply } from '../support/receiver';
+import { holdingFirst, startReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait-for';
 
 /** Once per run, on the embedded test cluster: the child works on the fixture's database over its socket. */
@@ -14,10 +14,8 @@ describe('a worker process killed mid-delivery', () => {
   const ctx = useApiFixture('embedded', { secrets: createSecretBox(key) });
 
   it('leaves its item to another worker, which completes it once the lease runs out', async () => {
-    const replies: Array<(reply: Reply) => void> = [];
-    const receiver = await startReceiver((_req, index) =>
-      index === 0 ? new Promise<Reply>((resolve) => replies.push(resolve)) : { status: 200 },
-    );
+    const first = holdingFirst();
+    const receiver = await startReceiver((_req, index) => first.answer(index));
     await createWebhook(ctx.db.prisma, ctx.api.secrets, {
       url: receiver.url,
       entityType: 'product',
@@ -52,7 +50,7 @@ describe('a worker process killed mid-delivery', () => {
       ]);
     } finally {
       child.kill('SIGKILL');
-      replies.forEach((reply) => reply({ status: 200 }));
+      first.release();
       await receiver.close();
     }
   }, 180_000);

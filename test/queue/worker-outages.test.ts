@@ -10,7 +10,7 @@ import { clearDeliveries } from '../support/database';
 import { databaseUrl } from '../support/global-setup';
 import { useApiFixture } from '../support/http';
 import { workerProcess } from '../support/process';
-import { startReceiver, type Reply } from '../support/receiver';
+import { holdingFirst, useReceiver, type Reply } from '../support/receiver';
 import { waitFor } from '../support/wait-for';
 
 /**
@@ -66,65 +66,55 @@ describe('the delivery worker through database faults', () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));
     await clearDeliveries(ctx.db.prisma);
   });
+  const receiver = useReceiver();
+  beforeEach(() =>
+    createWebhook(ctx.db.prisma, ctx.api.secrets, {
+      url: receiver.url,
+      entityType: 'product',
+      direction: 'to_webshop',
+      secret: 'outage-secret-0123',
+    }),
+  );
 
   it('re-establishes LISTEN after its connection is terminated and delivers at once again', async () => {
-    const receiver = await startReceiver();
-    try {
-      await createWebhook(ctx.db.prisma, ctx.api.secrets, {
-        url: receiver.url,
-        entityType: 'product',
-        direction: 'to_webshop',
-        secret: 'listen-secret-0123',
-      });
-      // Polling every ten minutes, far longer than this test may run: only NOTIFY can bring a delivery.
-      startWorker({ databaseUrl: ctx.db.url, pollIntervalMs: 600_000 });
-      const listenerPid = async () =>
-        (
-          await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND query ILIKE 'LISTEN%'`, [
-            dbName(),
-            LISTEN_APPLICATION_NAME,
-          ])
-        ).rows[0]?.pid as number | undefined;
-      await waitFor(async () => (await listenerPid()) !== undefined, 30_000, 'LISTEN');
-      const firstPid = (await listenerPid())!;
+    // Polling every ten minutes, far longer than this test may run: only NOTIFY can bring a delivery.
+    startWorker({ databaseUrl: ctx.db.url, pollIntervalMs: 600_000 });
+    const listenerPid = async () =>
+      (
+        await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND query ILIKE 'LISTEN%'`, [
+          dbName(),
+          LISTEN_APPLICATION_NAME,
+        ])
+      ).rows[0]?.pid as number | undefined;
+    await waitFor(async () => (await listenerPid()) !== undefined, 30_000, 'LISTEN');
+    const firstPid = (await listenerPid())!;
 
-      await admin.query('SELECT pg_terminate_backend($1)', [firstPid]);
-      const terminatedAt = Date.now();
-      await waitFor(async () => ((await listenerPid()) ?? firstPid) !== firstPid, 30_000, 'LISTEN again');
-      const reconnectMs = Date.now() - terminatedAt;
+    await admin.query('SELECT pg_terminate_backend($1)', [firstPid]);
+    const terminatedAt = Date.now();
+    await waitFor(async () => ((await listenerPid()) ?? firstPid) !== firstPid, 30_000, 'LISTEN again');
+    const reconnectMs = Date.now() - terminatedAt;
 
-      const latencies: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        const before = receiver.requests.length;
-        const sent = Date.now();
-        expect((await report(`LISTEN-${i}`)).status).toBe(201);
-        await waitFor(() => receiver.requests.length > before, 30_000, 'delivery');
-        latencies.push(receiver.requests[before]!.at - sent);
-      }
-      latencies.sort((a, b) => a - b);
-      console.log(
-        `LISTEN re-established ${reconnectMs} ms after pg_terminate_backend; report → delivery after it (ms): ${latencies.join(', ')}`,
-      );
-      // Each of the five deliveries above came within its 30 s wait, and the worker polls every ten
-      // minutes: each came through NOTIFY on the new LISTEN connection. The times are logged, not
-      // asserted (tens of ms on an idle machine; a loaded one is slower, never wrong).
-    } finally {
-      await receiver.close();
+    const latencies: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const before = receiver.requests.length;
+      const sent = Date.now();
+      expect((await report(`LISTEN-${i}`)).status).toBe(201);
+      await waitFor(() => receiver.requests.length > before, 30_000, 'delivery');
+      latencies.push(receiver.requests[before]!.at - sent);
     }
+    latencies.sort((a, b) => a - b);
+    console.log(
+      `LISTEN re-established ${reconnectMs} ms after pg_terminate_backend; report → delivery after it (ms): ${latencies.join(', ')}`,
+    );
+    // Each of the five deliveries above came within its 30 s wait, and the worker polls every ten
+    // minutes: each came through NOTIFY on the new LISTEN connection. The times are logged, not
+    // asserted (tens of ms on an idle machine; a loaded one is slower, never wrong).
   }, 60_000);
 
   it('renews the lease of a delivery that outlasts it, so no other worker repeats it', async () => {
-    let release: (reply: Reply) => void = () => undefined;
-    const receiver = await startReceiver((_req, index) =>
-      index === 0 ? new Promise<Reply>((resolve) => (release = resolve)) : { status: 200 },
-    );
+    const { answer, release } = holdingFirst();
+    receiver.answer = answer;
     try {
-      await createWebhook(ctx.db.prisma, ctx.api.secrets, {
-        url: receiver.url,
-        entityType: 'product',
-        direction: 'to_webshop',
-        secret: 'lease-secret-01234',
-      });
       expect((await report('SLOW-1')).status).toBe(201);
       startWorker({ leaseMs: LEASE_MS, pollIntervalMs: 100 });
       await waitFor(() => receiver.requests.length === 1, 30_000, 'first delivery');
@@ -137,27 +127,20 @@ describe('the delivery worker through database faults', () => {
       // time), and found the item still leased, so the first worker had renewed it.
       await waitFor(() => claimsEndedAt.filter((at) => at > firstLease).length >= 2, 60_000, 'two claims past the first lease');
       expect(receiver.requests).toHaveLength(1);
-      release({ status: 200 });
+      release();
       await waitFor(async () => (await items())[0]?.status === 'completed', 30_000, 'completed');
       expect(await items()).toEqual([{ status: 'completed', attempts: 1 }]);
       expect(receiver.requests).toHaveLength(1);
     } finally {
-      release({ status: 200 });
-      await receiver.close();
+      release();
     }
   }, 120_000);
 
   it("takes over a killed worker process's deliveries once their (default) leases run out", async () => {
-    const receiver = await startReceiver((_req, index) => (index < 3 ? new Promise<Reply>(() => undefined) : { status: 200 }));
+    receiver.answer = (index) => (index < 3 ? new Promise<Reply>(() => undefined) : { status: 200 });
     // The default lease: WORKER_LEASE_MS left empty.
     const { child, exited } = workerProcess(ctx.db.url, key, { WORKER_LEASE_MS: '' });
     try {
-      await createWebhook(ctx.db.prisma, ctx.api.secrets, {
-        url: receiver.url,
-        entityType: 'product',
-        direction: 'to_webshop',
-        secret: 'kill-secret-012345',
-      });
       for (const id of ['K-1', 'K-2', 'K-3']) expect((await report(id)).status).toBe(201);
       await waitFor(() => receiver.requests.length === 3, 60_000, 'three deliveries in flight');
       // Let a renewal happen first: the leases left at the kill are then renewed ones.
@@ -177,22 +160,13 @@ describe('the delivery worker through database faults', () => {
       expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(3);
     } finally {
       child.kill('SIGKILL');
-      await receiver.close();
     }
   }, 180_000);
 
   it('keeps a result through a short outage and records it once the database is back', async () => {
-    let release: (reply: Reply) => void = () => undefined;
-    const receiver = await startReceiver((_req, index) =>
-      index === 0 ? new Promise<Reply>((resolve) => (release = resolve)) : { status: 200 },
-    );
+    const { answer, release } = holdingFirst();
+    receiver.answer = answer;
     try {
-      await createWebhook(ctx.db.prisma, ctx.api.secrets, {
-        url: receiver.url,
-        entityType: 'product',
-        direction: 'to_webshop',
-        secret: 'outage-secret-0123',
-      });
       expect((await report('BRIEF-1')).status).toBe(201);
       const warnings: string[] = [];
       const warned = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line).msg as string) });
@@ -205,7 +179,7 @@ describe('the delivery worker through database faults', () => {
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'outage-test-worker'`,
         [dbName()],
       );
-      release({ status: 200 });
+      release();
       await waitFor(
         () => warnings.includes('database unavailable while recording webhook attempts; retrying'),
         30_000,
@@ -223,8 +197,7 @@ describe('the delivery worker through database faults', () => {
       expect(receiver.requests).toHaveLength(1); // recorded, not delivered again
     } finally {
       await pgAdmin(`ALTER DATABASE ${dbName()} ALLOW_CONNECTIONS true`).catch(() => undefined);
-      release({ status: 200 });
-      await receiver.close();
+      release();
     }
   }, 60_000);
 

@@ -7,7 +7,7 @@ import { createWorker, type WorkerOptions } from '../../src/queue/worker';
 import { createWebhook } from '../../src/webhooks/webhook.service';
 import { backends, clearDeliveries } from '../support/database';
 import { useApiFixture } from '../support/http';
-import { startReceiver, type Reply } from '../support/receiver';
+import { holdingFirst, startReceiver, useReceiver, type Reply } from '../support/receiver';
 import { waitFor } from '../support/wait-for';
 
 const SECRET = 'receiver-shared-secret-123';
@@ -16,8 +16,7 @@ const logger = pino({ level: 'silent' });
 
 describe.each(backends)('webhook delivery on %s', (backend) => {
   const ctx = useApiFixture(backend);
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let answer: (index: number) => Reply | Promise<Reply>;
+  const receiver = useReceiver();
   let now: Date;
 
   const worker = (overrides: Partial<WorkerOptions> = {}) =>
@@ -38,14 +37,8 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
   };
   const onlyItem = async () => ctx.db.prisma.outboundQueueItem.findFirstOrThrow();
 
-  beforeAll(async () => {
-    receiver = await startReceiver((_req, index) => answer(index));
-  });
-  afterAll(() => receiver.close());
   beforeEach(async () => {
     await clearDeliveries(ctx.db.prisma);
-    receiver.requests.length = 0;
-    answer = () => ({ status: 200 });
     now = new Date(Date.now() + 1_000);
     await createWebhook(ctx.db.prisma, ctx.api.secrets, {
       url: receiver.url,
@@ -92,7 +85,7 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
   });
 
   it('retries on the SPEC 6.3 schedule with a stable webhook-id, then gives up after attempt 6', async () => {
-    answer = () => ({ status: 500 });
+    receiver.answer = () => ({ status: 500 });
     await report();
     const w = worker();
     const start = now.getTime();
@@ -117,27 +110,27 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
   });
 
   it('stops at once on 410 Gone', async () => {
-    answer = () => ({ status: 410 });
+    receiver.answer = () => ({ status: 410 });
     await report();
     await worker().runOnce();
     expect(await onlyItem()).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: 410 });
   });
 
   it('lets Retry-After delay the next attempt but never bring it forward', async () => {
-    answer = () => ({ status: 503, headers: { 'retry-after': '600' } });
+    receiver.answer = () => ({ status: 503, headers: { 'retry-after': '600' } });
     await report();
     await worker().runOnce();
     expect((await onlyItem()).nextAttemptAt.getTime()).toBe(now.getTime() + 10 * MINUTE);
 
     await ctx.db.prisma.outboundQueueItem.deleteMany();
-    answer = () => ({ status: 503, headers: { 'retry-after': '5' } });
+    receiver.answer = () => ({ status: 503, headers: { 'retry-after': '5' } });
     await report();
     await worker().runOnce();
     expect((await onlyItem()).nextAttemptAt.getTime()).toBe(now.getTime() + MINUTE);
   });
 
   it('abandons an item whose next attempt would fall more than 24 hours after the first', async () => {
-    answer = () => ({ status: 503, headers: { 'retry-after': String(25 * 3600) } });
+    receiver.answer = () => ({ status: 503, headers: { 'retry-after': String(25 * 3600) } });
     await report();
     await worker().runOnce();
     const item = await onlyItem();
@@ -146,7 +139,7 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
   });
 
   it('counts a timeout as a failed attempt', async () => {
-    answer = () => new Promise<Reply>(() => undefined); // never answers
+    receiver.answer = () => new Promise<Reply>(() => undefined); // never answers
     await report();
     await worker({ timeoutMs: 100 }).runOnce();
     expect(await onlyItem()).toMatchObject({ status: 'pending', attempts: 1, lastError: 'timeout' });
@@ -167,8 +160,8 @@ describe.each(backends)('webhook delivery on %s', (backend) => {
   });
 
   it("lets another worker complete an item whose worker died mid-delivery, and ignores the dead one's late result", async () => {
-    let releaseFirst: (reply: Reply) => void = () => undefined;
-    answer = (index) => (index === 0 ? new Promise<Reply>((resolve) => (releaseFirst = resolve)) : { status: 200 });
+    const { answer, release: releaseFirst } = holdingFirst();
+    receiver.answer = answer;
     await report();
     const dying = worker({ leaseMs: 60_000 }).runOnce();
     await waitFor(() => receiver.requests.length === 1, 60_000, 'the first delivery under way');

@@ -5,7 +5,7 @@ import { claimKey } from '../../src/idempotency/idempotency.service';
 import { createLimiter, createRateLimiters } from '../../src/rate-limits/limiters';
 import { backends } from '../support/database';
 import { openFaultyDatabase, type DatabaseFault, type FaultyDatabase } from '../support/faulty-database';
-import { startTestServer, type JsonResponse, type TestServer } from '../support/http';
+import { readResponse, startTestServer, type JsonResponse, type TestServer } from '../support/http';
 import { documentValidator, responseProblems, type Json, type Operation } from '../support/openapi-validation';
 import { routeCases, seedFixtures, type Call, type Fixtures } from './openapi-route-cases';
 
@@ -88,15 +88,7 @@ describe.each(backends)('the OpenAPI document against real responses on %s', (ba
       headers['content-type'] ??= 'application/json';
     }
     const server = call.registrationClosed ? closedApi : api;
-    const response = await fetch(`${server.url}${call.path}`, { method: call.method, headers, body: body ?? null, redirect: 'manual' });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, headers: response.headers, body: parsed, text };
+    return readResponse(await fetch(`${server.url}${call.path}`, { method: call.method, headers, body: body ?? null, redirect: 'manual' }));
   };
 
   const CASES = routeCases(f);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CONSOLE_BUILD_DIR } from '../../src/admin/console.plugin';
@@ -37,4 +37,20 @@ export async function signInToConsole(page: Page, baseUrl: string, account: { em
   await page.getByLabel('Email').fill(account.email);
   await page.getByLabel('Password').fill(account.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** CONSOLE_SCREENSHOTS=<dir>: the console's tests save screenshots of their views there (docs/console/ holds them). */
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
+
+/** A headless Chromium and a page the size of docs/console's screenshots. */
+export async function openConsolePage(): Promise<{ browser: Browser; page: Page }> {
+  const browser = await launchChromium();
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
+  return { browser, page };
+}
+
+/** Saves the whole page as `<name>.png` in CONSOLE_SCREENSHOTS, when it is set. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }

@@ -4,6 +4,8 @@ import { Client, Pool } from 'pg';
 import type { Backend, Store } from '../../src/db/store';
 import { migratePostgres } from '../../src/db/migrations';
 import { PrismaClient } from '../../src/generated/prisma/client';
+import type { SecretBox } from '../../src/deliveries/secret-box';
+import { createWebhook } from '../../src/webhooks/webhook.service';
 import { databaseUrl } from './global-setup';
 
 export type TestDatabase = {
@@ -127,6 +129,23 @@ export async function createLimitedRole(databaseUrlOf: string, limit: number): P
   url.username = role;
   url.password = password;
   return { url: url.toString(), drop: () => onServer(databaseUrl(databaseUrlOf, 'postgres'), `DROP ROLE IF EXISTS ${role}`) };
+}
+
+/**
+ * A webhook configuration for product events to a port nothing answers on (9, discard), for tests
+ * that never send: its loopback address must be allowed (setWebhookNetworks) when it is made.
+ */
+export function createIdleWebhook(
+  prisma: PrismaClient,
+  secrets: SecretBox,
+  options: { direction?: 'to_erp' | 'to_webshop'; secret?: string } = {},
+): Promise<{ id: number }> {
+  return createWebhook(prisma, secrets, {
+    url: 'http://127.0.0.1:9/hook',
+    entityType: 'product',
+    direction: options.direction ?? 'to_erp',
+    secret: options.secret ?? 'a-secret-of-16-chars',
+  });
 }
 
 /**

@@ -15,8 +15,7 @@ import { createSecretBox, type SecretBox } from '../../src/deliveries/secret-box
 import { setWebhookNetworks, type NetworkLists } from '../../src/deliveries/network-policy';
 import { randomBytes } from 'node:crypto';
 import type { Backend } from '../../src/db/store';
-import { clearDeliveries, openTestDatabase, type TestDatabase } from './database';
-import { createWebhook } from '../../src/webhooks/webhook.service';
+import { clearDeliveries, createIdleWebhook, openTestDatabase, type TestDatabase } from './database';
 
 export type JsonResponse<T = any> = { status: number; headers: Headers; body: T; text: string }; // eslint-disable-line @typescript-eslint/no-explicit-any -- each test states the body it expects
 
@@ -118,15 +117,7 @@ export async function startTestServer(
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(`${url}${path}`, { method, headers, body: body ?? null });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, headers: response.headers, body: parsed as never, text };
+    return readResponse(await fetch(`${url}${path}`, { method, headers, body: body ?? null }));
   };
 
   return {
@@ -147,6 +138,27 @@ export async function startTestServer(
       if (!options.events) await events.close();
     },
   };
+}
+
+/** A GraphQL operation as `token` (an admin's, say): the answer's data; its errors, if any, thrown. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each test states the data it expects
+export async function graphqlData<T = any>(api: TestServer, token: string, query: string, variables?: Record<string, unknown>): Promise<T> {
+  const res = await api.request('POST', '/graphql', { token, body: { query, variables } });
+  if (res.body?.errors) throw new Error(JSON.stringify(res.body.errors));
+  return res.body.data as T;
+}
+
+/** A fetch answer as tests read it: its status, headers and text, and the text's JSON when it is JSON. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each test states the body it expects
+export async function readResponse<T = any>(response: Response): Promise<JsonResponse<T>> {
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 
 export type ApiFixture = { readonly db: TestDatabase; readonly api: TestServer };
@@ -186,12 +198,7 @@ export function useApiFixture(backend: Backend, options?: Parameters<typeof star
  */
 export async function queueOneDelivery(ctx: ApiFixture, externalId: string): Promise<void> {
   await clearDeliveries(ctx.db.prisma);
-  await createWebhook(ctx.db.prisma, ctx.api.secrets, {
-    url: 'http://127.0.0.1:9/hook',
-    entityType: 'product',
-    direction: 'to_webshop',
-    secret: `queued-secret-${externalId}-0123`,
-  });
+  await createIdleWebhook(ctx.db.prisma, ctx.api.secrets, { direction: 'to_webshop', secret: `queued-secret-${externalId}-0123` });
   const res = await ctx.api.request('POST', '/api/v1/failures', {
     body: { entity_type: 'product', external_id: externalId, source: 'erp', error_message: 'x' },
   });

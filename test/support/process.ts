@@ -42,6 +42,11 @@ export function postgresEnv(databaseUrl: string, extra: NodeJS.ProcessEnv = {}):
   };
 }
 
+/** The arguments of `sync-gateway webhook add` for a configuration delivering `entityType` events to `url`. */
+export function webhookAddArgs(url: string, entityType: string, direction: 'to_erp' | 'to_webshop', secret?: string): string[] {
+  return ['webhook', 'add', '--url', url, '--entity-type', entityType, '--direction', direction, ...(secret ? ['--secret', secret] : [])];
+}
+
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
 /** `sync-gateway <args>` as a process of its own, from the sources. */

@@ -7,9 +7,9 @@ import { createSecretBox } from '../../src/deliveries/secret-box';
 import { createWorker, type WorkerOptions } from '../../src/queue/worker';
 import { recordResults, type AttemptResult } from '../../src/queue/sql/record-results';
 import { backends, clearDeliveries } from '../support/database';
-import { startTestServer, useApiFixture } from '../support/http';
+import { graphqlData, startTestServer, useApiFixture } from '../support/http';
 import { probeEvent, sseSubscriber, SUBSCRIPTION, type Streamed } from '../support/operational-events';
-import { startReceiver, type Reply } from '../support/receiver';
+import { useReceiver } from '../support/receiver';
 import { untilLive, waitFor, waitForValue } from '../support/wait-for';
 
 const HOUR = 3_600_000;
@@ -21,17 +21,12 @@ const HEALTH =
 
 describe.each(backends)('endpoint health, auto-disable and operational events on %s', (backend) => {
   const ctx = useApiFixture(backend);
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let answer: (index: number) => Reply;
+  const receiver = useReceiver();
   let adminToken: string;
   let now: Date;
   let webhookId: number;
 
-  const asAdmin = async (query: string, variables?: Record<string, unknown>) => {
-    const res = await ctx.api.request('POST', '/graphql', { token: adminToken, body: { query, variables } });
-    if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
-    return res.body.data;
-  };
+  const asAdmin = (query: string, variables?: Record<string, unknown>) => graphqlData(ctx.api, adminToken, query, variables);
   const health = async () => (await asAdmin(HEALTH, { id: webhookId })).webhookConfig;
   // The worker as `serve` wires it: its operational events go to the event hub.
   const worker = (overrides: Partial<WorkerOptions> = {}) =>
@@ -54,14 +49,10 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
   };
 
   beforeAll(async () => {
-    receiver = await startReceiver((_request, index) => answer(index));
     adminToken = (await createToken(ctx.db.prisma, `admin-health-${backend}`, 'admin')).token;
   });
-  afterAll(() => receiver.close());
   beforeEach(async () => {
     await clearDeliveries(ctx.db.prisma);
-    receiver.requests.length = 0;
-    answer = () => ({ status: 200 });
     // The worker's clock, ahead of the database's: an item queued later in the test (at the
     // database's now()) is due by it however slowly the test runs (a loaded CI machine).
     now = new Date(Date.now() + 60_000);
@@ -84,7 +75,7 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
     });
     const subscriber = await sseSubscriber(ctx.api, adminToken);
     try {
-      answer = (index) => (index === 0 ? { status: 500 } : { status: 200 });
+      receiver.answer = (index) => (index === 0 ? { status: 500 } : { status: 200 });
       await report('SKU-1');
       const start = soon();
       expect(await runAt(start)).toBe(1);
@@ -144,7 +135,7 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
         () => streamed.length > 0 || failed !== undefined,
       );
       expect(failed).toBeUndefined();
-      answer = () => ({ status: 410 }); // 410 abandons at once
+      receiver.answer = () => ({ status: 410 }); // 410 abandons at once
       await report('SKU-GONE-1');
       await report('SKU-GONE-2');
       expect(await runAt(soon())).toBe(2);
@@ -160,7 +151,7 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
   it(`disables a configuration failing ${120} hours (injected clock), tells subscribers, and delivers nothing more until enabled`, async () => {
     const subscriber = await sseSubscriber(ctx.api, adminToken, { events: ['webhook_disabled'] });
     try {
-      answer = () => ({ status: 503 });
+      receiver.answer = () => ({ status: 503 });
       await report('SKU-A');
       const start = soon();
       expect(await runAt(start)).toBe(1);
@@ -209,7 +200,7 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
         consecutiveFailedItems: 0,
         autoDisabledAt: null,
       });
-      answer = () => ({ status: 200 });
+      receiver.answer = () => ({ status: 200 });
       await report('SKU-E');
       expect(await runAt(new Date(disabledAt.getTime() + 25 * HOUR))).toBe(1);
       expect(receiver.requests.length).toBe(sent + 1);
@@ -220,7 +211,7 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
   });
 
   it('never disables with WEBHOOK_DISABLE_AFTER_HOURS=0', async () => {
-    answer = () => ({ status: 500 });
+    receiver.answer = () => ({ status: 500 });
     await report('SKU-X');
     const start = soon();
     await runAt(start, { disableAfterMs: 0 });
@@ -230,7 +221,7 @@ describe.each(backends)('endpoint health, auto-disable and operational events on
   });
 
   it('does not count test events', async () => {
-    answer = () => ({ status: 500 });
+    receiver.answer = () => ({ status: 500 });
     const tested = await ctx.api.request('POST', `/api/v1/webhooks/${webhookId}/test`, { token: adminToken });
     expect(tested.body).toMatchObject({ outcome: 'failed', statusCode: 500 });
     expect((await health()).health).toMatchObject({ state: 'healthy', failingSince: null, consecutiveFailedItems: 0 });

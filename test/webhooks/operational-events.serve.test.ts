@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { createPostgresDatabase } from '../support/database';
-import { runCli, serveProcess, type ServeProcess } from '../support/process';
+import { postgresEnv, runCli, serveProcess, type ServeProcess } from '../support/process';
 import { startReceiver } from '../support/receiver';
 import { openSse } from '../support/sse';
 import { waitForValue } from '../support/wait-for';
@@ -22,16 +21,7 @@ describe('operational events from the worker thread of serve', () => {
   beforeAll(async () => {
     database = await createPostgresDatabase('embedded');
     receiver = await startReceiver(() => ({ status: 410 }));
-    const env = {
-      ...process.env,
-      DATABASE_URL: database.url,
-      REDIS_URL: '',
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
-    };
+    const env = postgresEnv(database.url, { REDIS_URL: '', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' });
     expect((await runCli(env, ['migrate'])).code).toBe(0);
     const lastLine = (out: string) => out.trim().split('\n').pop()!;
     integration = lastLine((await runCli(env, ['token', 'create', '--name', 'erp'])).stdout);

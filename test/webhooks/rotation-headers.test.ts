@@ -6,8 +6,8 @@ import { createWorker } from '../../src/queue/worker';
 import { sendTestEvent } from '../../src/webhooks/webhook-test.service';
 import { getWebhook, signatureSwitchOf } from '../../src/webhooks/webhook.service';
 import { backends, clearDeliveries } from '../support/database';
-import { useApiFixture } from '../support/http';
-import { startReceiver, type ReceivedRequest, type Reply } from '../support/receiver';
+import { graphqlData, useApiFixture } from '../support/http';
+import { useReceiver, type ReceivedRequest } from '../support/receiver';
 
 const logger = pino({ level: 'silent' });
 
@@ -53,15 +53,10 @@ const AFTER = { spec: ['fresh'], next: 'absent', standard: ['fresh'] };
 
 describe.each(backends)('signature headers through a secret rotation on %s', (backend) => {
   const ctx = useApiFixture(backend);
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let answer: (request: ReceivedRequest) => Reply;
+  const receiver = useReceiver({ status: 204 });
   let adminToken: string;
 
-  const asAdmin = async (query: string, variables?: Record<string, unknown>) => {
-    const res = await ctx.api.request('POST', '/graphql', { token: adminToken, body: { query, variables } });
-    if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
-    return res.body.data;
-  };
+  const asAdmin = (query: string, variables?: Record<string, unknown>) => graphqlData(ctx.api, adminToken, query, variables);
   /** Runs a worker whose clock reads `at` (the attempt's webhook-timestamp); returns what reached the receiver. */
   const runWorker = async (at?: Date) => {
     const before = receiver.requests.length;
@@ -81,13 +76,10 @@ describe.each(backends)('signature headers through a secret rotation on %s', (ba
   };
 
   beforeAll(async () => {
-    receiver = await startReceiver((request) => answer(request));
     adminToken = (await createToken(ctx.db.prisma, `admin-rotation-${backend}`, 'admin')).token;
   });
-  afterAll(() => receiver.close());
   beforeEach(async () => {
     await clearDeliveries(ctx.db.prisma);
-    answer = () => ({ status: 204 });
   });
 
   const create = `mutation($url: String!) { createWebhookConfig(url: $url, entityType: product, direction: to_webshop) { id newSecret signatureSwitchAt } }`;
@@ -125,10 +117,10 @@ describe.each(backends)('signature headers through a secret rotation on %s', (ba
     expect(accepted(await deliverOne('SKU-LAST-SECOND', new Date(switchAt.getTime() - 1000)), secrets)).toEqual(DURING);
 
     // A delivery refused during the grace is retried after it: the retry is signed as of its own time.
-    answer = () => ({ status: 500 });
+    receiver.answer = () => ({ status: 500 });
     const refused = await deliverOne('SKU-RETRIED');
     expect(accepted(refused, secrets)).toEqual(DURING);
-    answer = () => ({ status: 204 });
+    receiver.answer = () => ({ status: 204 });
 
     // At the end of the grace and after it: the new secret on both headers, the old one nowhere.
     expect(accepted(await deliverOne('SKU-AT-SWITCH', switchAt), secrets)).toEqual(AFTER);

@@ -6,8 +6,8 @@ import { createWorker } from '../../src/queue/worker';
 import { decodeKeyring } from '../../src/deliveries/signing-keys';
 import { rotateWebhookSecret } from '../../src/webhooks/webhook.service';
 import { backends, clearDeliveries } from '../support/database';
-import { useApiFixture } from '../support/http';
-import { startReceiver, type ReceivedRequest, type Reply } from '../support/receiver';
+import { graphqlData, useApiFixture } from '../support/http';
+import { useReceiver, type ReceivedRequest } from '../support/receiver';
 import { svixVerify } from '../support/svix-verify';
 
 const logger = pino({ level: 'silent' });
@@ -42,15 +42,10 @@ const NEITHER = { standardwebhooks: false, svix: false };
 
 describe.each(backends)('webhook secrets and test events on %s', (backend) => {
   const ctx = useApiFixture(backend);
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let answer: (request: ReceivedRequest) => Reply;
+  const receiver = useReceiver({ status: 204 });
   let adminToken: string;
 
-  const asAdmin = async (query: string, variables?: Record<string, unknown>) => {
-    const res = await ctx.api.request('POST', '/graphql', { token: adminToken, body: { query, variables } });
-    if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
-    return res.body.data;
-  };
+  const asAdmin = (query: string, variables?: Record<string, unknown>) => graphqlData(ctx.api, adminToken, query, variables);
   /** Reports a failure and lets a worker deliver it; returns what the receiver got. */
   const deliverOne = async (externalId: string) => {
     const before = receiver.requests.length;
@@ -63,14 +58,10 @@ describe.each(backends)('webhook secrets and test events on %s', (backend) => {
   };
 
   beforeAll(async () => {
-    receiver = await startReceiver((request) => answer(request));
     adminToken = (await createToken(ctx.db.prisma, `admin-secrets-${backend}`, 'admin')).token;
   });
-  afterAll(() => receiver.close());
   beforeEach(async () => {
     await clearDeliveries(ctx.db.prisma);
-    receiver.requests.length = 0;
-    answer = () => ({ status: 204 });
   });
 
   const create = `mutation($url: String!) { createWebhookConfig(url: $url, entityType: product, direction: to_webshop) { id newSecret } }`;
@@ -174,7 +165,7 @@ describe.each(backends)('webhook secrets and test events on %s', (backend) => {
   it('sends a signed webhook.test event over REST and GraphQL and answers the attempt, queueing nothing', async () => {
     const { createWebhookConfig: created } = await asAdmin(create, { url: receiver.url });
     await asAdmin(`mutation { updateWebhookConfig(id: ${created.id}, active: false) { id } }`);
-    answer = () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"received":true}' });
+    receiver.answer = () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"received":true}' });
 
     const res = await ctx.api.request('POST', `/api/v1/webhooks/${created.id}/test`, { token: adminToken });
     expect(res.status).toBe(200);
@@ -200,7 +191,7 @@ describe.each(backends)('webhook secrets and test events on %s', (backend) => {
     expect(request!.headers['webhook-id']).toBe(res.body.messageId);
     expect(verifies(created.newSecret, request!)).toEqual(BOTH);
 
-    answer = () => ({ status: 503, body: 'x'.repeat(2_000) });
+    receiver.answer = () => ({ status: 503, body: 'x'.repeat(2_000) });
     const { testWebhook } = await asAdmin(`mutation { testWebhook(id: ${created.id}) { outcome statusCode error responseBodyExcerpt } }`);
     expect(testWebhook).toMatchObject({ outcome: 'failed', statusCode: 503, error: 'HTTP 503' });
     expect(testWebhook.responseBodyExcerpt).toHaveLength(512);
