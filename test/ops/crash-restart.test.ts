@@ -13,18 +13,18 @@ import { embeddedEnv, serveProcess, type ServeProcess } from '../support/process
 import { startReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait-for';
 
-const RECORDS = 100_000;
 /**
- * A ceiling against hangs, not the target: the target (ready ≤ 3 s after kill -9 on 100k records)
- * is measured by the benchmark on the built server (bench/scenarios/crash-restart.ts,
- * bench/RESULTS.md). Here the server runs beside other suites on two cores. What this
- * test holds is the behaviour: the dead holder's lock taken over, its orphaned postmaster used,
- * nothing lost, the in-flight delivery sent again.
+ * Enough to be a store with data in it. The volume (100,000 records) and the target (ready ≤ 3 s
+ * after kill -9) are the benchmark's, on the built server (bench/scenarios/crash-restart.ts,
+ * bench/RESULTS.md). What this test holds is the behaviour: the dead holder's lock taken over,
+ * its orphaned postmaster used, nothing lost, the in-flight delivery sent again.
  */
+const RECORDS = 1_000;
+/** A ceiling against hangs, not a target: the server runs beside other suites on two cores. */
 const READY_WITHIN_MS = 60_000;
 
 /** The race suite's crash case: the embedded store after `kill -9`, under a busy machine. */
-describe('race: kill -9 then ready (embedded store, 100k records)', () => {
+describe('race: kill -9 then ready (embedded store)', () => {
   const key = randomBytes(32);
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
@@ -45,7 +45,7 @@ describe('race: kill -9 then ready (embedded store, 100k records)', () => {
     const db = await openStore({ dataDir, logger: pino({ level: 'silent' }) });
     try {
       await db.migrate();
-      // One set-based statement, not 100k API calls.
+      // One set-based statement, not an API call a record.
       await db.prisma.$executeRawUnsafe(
         `INSERT INTO products (external_id, data, field_revisions, changed_fields)
          SELECT 'SEED-' || n, jsonb_build_object('name', 'Product ' || n, 'price', n % 1000), '{"name":1,"price":1}', ARRAY['name','price']
