@@ -11,7 +11,6 @@ import { createLogger } from '../logger';
 import { setWebhookNetworks } from '../deliveries/network-policy';
 import { createSecretBox } from '../deliveries/secret-box';
 import { queueDatabaseOverPg } from './sql/queue-database';
-import { wakeGate } from './wake-gate';
 import { createWorker } from './worker';
 import { changeBatchHooks, createChangeBatches } from './change-batches';
 import type { WorkerThreadCommand, WorkerThreadData, WorkerThreadMessage } from './worker-thread';
@@ -23,7 +22,7 @@ type Started = { stop(): Promise<void>; wake(): void };
 
 /** The worker on the store `start` names; returns how to wake and stop it. */
 function run(databaseUrl: string, encryptionKey: Uint8Array): Started {
-  const { config, wakeState, ownNotifications } = workerData as WorkerThreadData;
+  const { config, ownNotifications } = workerData as WorkerThreadData;
   const logger = createLogger(config).child({ thread: 'webhook-worker' });
   // A thread has its own copy of every module: the SSRF guard's lists must be set here too.
   setWebhookNetworks(config.webhookNetworks);
@@ -59,7 +58,6 @@ function run(databaseUrl: string, encryptionKey: Uint8Array): Started {
         return () => wakeUps.off('work', listener);
       },
     },
-    wakeGate: wakeGate(new Int32Array(wakeState)),
     onAttempt: countAttempt,
     disableAfterMs: config.webhookDisableAfterMs,
     onOperationalEvents: (events) => post({ type: 'operational', events }),

@@ -6,7 +6,6 @@ import { startThread } from '../threads';
 import type { OperationalEvent } from '../events/live-events';
 import type { Worker } from './worker';
 import { QUEUE_NOTIFIER_ID } from './queue-notify';
-import { createWakeState, signalWork } from './wake-gate';
 
 export type BackgroundWorker = Pick<Worker, 'pollIntervalMs' | 'lastClaimAt' | 'lastClaimError' | 'stop'>;
 
@@ -23,8 +22,6 @@ export type PendingWorkerThread = BackgroundWorker & { start(connection: WorkerC
 
 export type WorkerThreadData = {
   config: AppConfig;
-  /** The worker's state shared with the thread (`wake-gate.ts`): a report posts only while it sleeps. */
-  wakeState: SharedArrayBuffer;
   /** The payload of this process's NOTIFYs: the thread is woken in-process for those. */
   ownNotifications: string;
 };
@@ -57,9 +54,7 @@ export function spawnWorkerThread(options: { config: AppConfig; logger: Logger; 
   // Set by `start`: no attempt or operational event comes before it.
   let connection: Pick<WorkerConnection, 'events' | 'onAttempt'> | undefined;
   let unsubscribe: (() => void) | undefined;
-  const wakeState = createWakeState();
-  const state = new Int32Array(wakeState);
-  const workerData: WorkerThreadData = { config: options.config, wakeState, ownNotifications: QUEUE_NOTIFIER_ID };
+  const workerData: WorkerThreadData = { config: options.config, ownNotifications: QUEUE_NOTIFIER_ID };
   const thread: Thread = startThread(__dirname, 'worker-thread', workerData);
   let running = true;
   const exited = new Promise<unknown>((resolve) => thread.once('exit', resolve));
@@ -85,9 +80,7 @@ export function spawnWorkerThread(options: { config: AppConfig; logger: Logger; 
       if (!running || connection) return;
       connection = store;
       post({ type: 'start', databaseUrl: store.databaseUrl, encryptionKey: store.encryptionKey });
-      unsubscribe = store.events.onQueueWork(() => {
-        if (signalWork(state)) post('wake');
-      });
+      unsubscribe = store.events.onQueueWork(() => post('wake'));
     },
     async stop() {
       unsubscribe?.();

@@ -12,7 +12,6 @@ import { createResultWriter } from './result-writer';
 import type { ClaimedItem } from './sql/claim-due-items';
 import type { QueueDatabase } from './sql/queue-database';
 import type { AttemptResult } from './sql/record-results';
-import type { WakeGate } from './wake-gate';
 
 export type WorkerOptions = {
   /** Where its statements run: the Prisma client, or in its thread a pg pool (`queueDatabaseOverPg`). */
@@ -21,8 +20,6 @@ export type WorkerOptions = {
   logger: Logger;
   /** Wake-ups when work is queued in this process. */
   events?: Pick<EventHub, 'onQueueWork'> | undefined;
-  /** In the worker thread: the state shared with the main thread, which posts a wake-up only while the loop waits. */
-  wakeGate?: WakeGate | undefined;
   /** With PostgreSQL: LISTEN for work enqueued by other replicas. */
   databaseUrl?: string | undefined;
   /** The payload of this process's own NOTIFYs (`QUEUE_NOTIFIER_ID`), which `events` has signalled already. */
@@ -191,7 +188,6 @@ export function createWorker(options: WorkerOptions): Worker {
   async function run(): Promise<void> {
     while (running) {
       signalled = false;
-      options.wakeGate?.takeWork();
       let more = false;
       try {
         await produce();
@@ -209,8 +205,7 @@ export function createWorker(options: WorkerOptions): Worker {
       // Claim again at once while a claim filled its batch and there is room. A claim that got
       // fewer saw every due item not held by another worker: wait for a wake-up (new work
       // committed since, a freed slot) or the poll interval (work that fell due, expired leases).
-      // The gate's check comes last: once it says "asleep", a report posts the wake-up instead.
-      if (!(more && inFlight.size < concurrency) && !signalled && (options.wakeGate?.mayWait() ?? true)) {
+      if (!(more && inFlight.size < concurrency) && !signalled) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, pollIntervalMs);
           stopWaiting = () => {
