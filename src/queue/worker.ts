@@ -205,6 +205,8 @@ export function createWorker(options: WorkerOptions): Worker {
       // Claim again at once while a claim filled its batch and there is room. A claim that got
       // fewer saw every due item not held by another worker: wait for a wake-up (new work
       // committed since, a freed slot) or the poll interval (work that fell due, expired leases).
+      // No wake-up is lost: one during the claim set `signalled`; one after it finds `stopWaiting`
+      // set, since no message event runs between the claim's end and the wait below.
       if (!(more && inFlight.size < concurrency) && !signalled) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, pollIntervalMs);
