@@ -4,10 +4,9 @@ import { createClient as createWsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createAdminAccount } from '../../src/accounts/account.service';
 import { createToken, revokeToken } from '../../src/auth/token.service';
-import { createEventHub } from '../../src/events/hub';
-import { backends, openTestDatabase, type TestDatabase } from '../support/database';
+import { backends } from '../support/database';
 import { postgresEnv, runCli } from '../support/process';
-import { startTestServer, useApiFixture, type TestServer } from '../support/http';
+import { startTestServer, useApiFixture, useRedisReplicas, type TestServer } from '../support/http';
 import { untilLive as untilLiveAll, waitFor } from '../support/wait-for';
 
 const SUBSCRIPTION = 'subscription { syncFailure { external_id error_message } }';
@@ -176,28 +175,14 @@ const redisUrl = process.env.TEST_REDIS_URL;
 const describeWithRedis = redisUrl ? describe : describe.skip;
 
 describeWithRedis('revocation across replicas through Redis', () => {
-  let db: TestDatabase;
-  let replicaA: TestServer;
-  let replicaB: TestServer;
+  // A token cache of an hour, and so a periodic re-verification once an hour: only the Redis
+  // notice can end a stream or forget a cached token while these tests run.
+  const replicas = useRedisReplicas(redisUrl!, { tokenCacheTtlMs: 3_600_000 });
   const feeds: Feed[] = [];
-
-  beforeAll(async () => {
-    db = await openTestDatabase('embedded');
-    // A token cache of an hour, and so a periodic re-verification once an hour: only the Redis
-    // notice can end a stream or forget a cached token while these tests run.
-    replicaA = await startTestServer(db, { events: createEventHub({ redisUrl }), tokenCacheTtlMs: 3_600_000 });
-    replicaB = await startTestServer(db, { events: createEventHub({ redisUrl }), tokenCacheTtlMs: 3_600_000 });
-  });
-  afterAll(async () => {
-    feeds.forEach((f) => f.dispose());
-    await replicaA?.close();
-    await replicaB?.close();
-    await replicaA?.events.close();
-    await replicaB?.events.close();
-    await db?.close();
-  });
+  afterAll(() => feeds.forEach((f) => f.dispose()));
 
   it('ends the stream on replica B and its cached token when replica A revokes the token', async () => {
+    const { db, a: replicaA, b: replicaB } = replicas;
     const { token: admin } = await createToken(db.prisma, 'redis-admin', 'admin');
     const { token: victim } = await createToken(db.prisma, 'redis-victim');
     const sse = sseFeed(replicaB, victim);
@@ -214,6 +199,7 @@ describeWithRedis('revocation across replicas through Redis', () => {
   });
 
   it('ends the streams of a token revoked by `sync-gateway token revoke` at once, through the database (NOTIFY)', async () => {
+    const { db, b: replicaB } = replicas;
     const victim = (await createToken(db.prisma, 'cli-redis-victim-2')).token;
     const sse = sseFeed(replicaB, victim);
     feeds.push(sse);

@@ -1,8 +1,7 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { createEventHub } from '../../src/events/hub';
-import { backends, openTestDatabase, type TestDatabase } from '../support/database';
-import { startTestServer, useApiFixture, type TestServer } from '../support/http';
+import { backends } from '../support/database';
+import { useApiFixture, useRedisReplicas, type TestServer } from '../support/http';
 import { openSse } from '../support/sse';
 import { untilLive, waitFor, waitForValue } from '../support/wait-for';
 
@@ -105,24 +104,10 @@ const redisUrl = process.env.TEST_REDIS_URL;
 const describeWithRedis = redisUrl ? describe : describe.skip;
 
 describeWithRedis('sync_failure across replicas through Redis', () => {
-  let db: TestDatabase;
-  let replicaA: TestServer;
-  let replicaB: TestServer;
-
-  beforeAll(async () => {
-    db = await openTestDatabase('embedded');
-    replicaA = await startTestServer(db, { events: createEventHub({ redisUrl }) });
-    replicaB = await startTestServer(db, { events: createEventHub({ redisUrl }) });
-  });
-  afterAll(async () => {
-    await replicaA?.close();
-    await replicaB?.close();
-    await replicaA?.events.close();
-    await replicaB?.events.close();
-    await db?.close();
-  });
+  const replicas = useRedisReplicas(redisUrl!);
 
   it('delivers a failure reported to replica A to a subscriber on replica B', async () => {
+    const { a: replicaA, b: replicaB } = replicas;
     const stream = await openSse<Streamed>(replicaB.url, replicaB.token, SUBSCRIPTION);
     // Until a failure reported to A reaches B, B's SUBSCRIBE may not have reached Redis yet.
     await untilLive(

@@ -192,6 +192,44 @@ export function useApiFixture(backend: Backend, options?: Parameters<typeof star
   };
 }
 
+export type ReplicasFixture = { readonly db: TestDatabase; readonly a: TestServer; readonly b: TestServer };
+
+/**
+ * Registers beforeAll/afterAll hooks that give a describe block two servers (replicas A and B) on
+ * one database of the embedded test cluster, their live events fanned out through the Redis at
+ * `redisUrl`. The Redis of a test run is shared by its suites: find events by what is yours.
+ */
+export function useRedisReplicas(redisUrl: string, options: Parameters<typeof startTestServer>[1] = {}): ReplicasFixture {
+  let db: TestDatabase | undefined;
+  let a: TestServer | undefined;
+  let b: TestServer | undefined;
+  beforeAll(async () => {
+    db = await openTestDatabase('embedded');
+    a = await startTestServer(db, { ...options, events: createEventHub({ redisUrl }) });
+    b = await startTestServer(db, { ...options, events: createEventHub({ redisUrl }) });
+  });
+  afterAll(async () => {
+    for (const replica of [a, b]) await replica?.close();
+    for (const replica of [a, b]) await replica?.events.close();
+    await db?.close();
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the replicas are only available inside tests');
+    return value;
+  };
+  return {
+    get db() {
+      return ready(db);
+    },
+    get a() {
+      return ready(a);
+    },
+    get b() {
+      return ready(b);
+    },
+  };
+}
+
 /**
  * A clean queue holding one delivery: a webhook configuration for product failures (to a port
  * nothing answers on, for tests that never send it) and one failure reported through the API.

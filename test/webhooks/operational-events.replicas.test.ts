@@ -1,9 +1,7 @@
 import pino from 'pino';
 import { createToken } from '../../src/auth/token.service';
-import { createEventHub } from '../../src/events/hub';
 import { createWorker } from '../../src/queue/worker';
-import { openTestDatabase, type TestDatabase } from '../support/database';
-import { startTestServer, type TestServer } from '../support/http';
+import { useRedisReplicas } from '../support/http';
 import { probeEvent, sseSubscriber } from '../support/operational-events';
 import { startReceiver } from '../support/receiver';
 import { untilLive, waitForValue } from '../support/wait-for';
@@ -15,27 +13,16 @@ const redisUrl = process.env.TEST_REDIS_URL;
 const describeWithRedis = redisUrl ? describe : describe.skip;
 
 describeWithRedis('operational events across replicas through Redis', () => {
-  let db: TestDatabase;
-  let replicaA: TestServer;
-  let replicaB: TestServer;
+  const replicas = useRedisReplicas(redisUrl!);
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
-    db = await openTestDatabase('embedded');
-    replicaA = await startTestServer(db, { events: createEventHub({ redisUrl }) });
-    replicaB = await startTestServer(db, { events: createEventHub({ redisUrl }) });
     receiver = await startReceiver(() => ({ status: 410 }));
   });
-  afterAll(async () => {
-    await receiver?.close();
-    await replicaA?.close();
-    await replicaB?.close();
-    await replicaA?.events.close();
-    await replicaB?.events.close();
-    await db?.close();
-  });
+  afterAll(() => receiver?.close());
 
   it("streams replica A's worker's delivery.failed to an admin subscribed on replica B", async () => {
+    const { db, a: replicaA, b: replicaB } = replicas;
     const admin = (await createToken(db.prisma, 'admin-replicas', 'admin')).token;
     await replicaA.request('POST', '/graphql', {
       token: admin,
