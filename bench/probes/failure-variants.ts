@@ -12,77 +12,26 @@
  * FV_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, given to the variants only).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { databaseCpuSeconds, processCpuSeconds, threadCpuSeconds } from '../lib/cpu';
-import { reportRound, startReceiver, type Receiver, type ReportTarget } from '../lib/failure-load';
+import { reportRound, startReceiver, type Receiver } from '../lib/failure-load';
 import { log, median } from '../lib/measure';
-import { freshDatabase, ROOT, runCliCommand, spawnServe, startBaselineProcess, type FreshDatabase } from '../lib/service';
+import { startReportVariant, type ReportVariant } from '../lib/report-variant';
+import { freshDatabase, ROOT, startBaselineProcess, type FreshDatabase } from '../lib/service';
 
 const REPORTS = Number(process.env.FV_REPORTS ?? 3000);
 const ROUNDS = Number(process.env.FV_ROUNDS ?? 3);
 const SHAPES = (process.env.FV_SHAPES ?? '1,3').split(',').map(Number);
 const NODE_ARGS = process.env.FV_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 
-type Target = { name: string; target: ReportTarget; pid: number; databaseUrl: string; stop(): Promise<void> };
+type Target = ReportVariant;
 
-async function startVariant(name: string, root: string, db: FreshDatabase, receiverUrl: string): Promise<Target> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'sgw-fv-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: db.url,
-    DATA_DIR: dataDir,
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    RATE_LIMIT_READ_PER_MINUTE: '1000000000',
-    RATE_LIMIT_WRITE_PER_MINUTE: '1000000000',
-    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
-  };
-  const token = (await runCliCommand(['token', 'create', '--name', `fv-${name}`], env, root)).trim().split('\n').pop()!;
-  for (const [entityType, count] of [
-    ['product', 1],
-    ['partner', 3],
-  ] as const) {
-    for (let c = 1; c <= count; c++) {
-      const secret = `whsec_${randomBytes(24).toString('base64')}`;
-      await runCliCommand(
-        [
-          'webhook',
-          'add',
-          '--url',
-          `${receiverUrl}/${entityType}-${c}`,
-          '--entity-type',
-          entityType,
-          '--direction',
-          'to_webshop',
-          '--secret',
-          secret,
-        ],
-        env,
-        root,
-      );
-    }
-  }
-  const { child, url } = await spawnServe(env, { root, nodeArgs: NODE_ARGS });
-  child.stdout!.resume();
-  return {
-    name,
-    target: { url, token },
-    pid: child.pid!,
-    databaseUrl: db.url,
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
+/** Webhook configurations per entity type (1 for product reports, 3 for partner reports). */
+const CONFIGURATIONS = [
+  ['product', 1],
+  ['partner', 3],
+] as const;
 
 async function startBaseline(db: FreshDatabase, receiverUrl: string): Promise<Target> {
   const client = new Client({ connectionString: db.url });
@@ -123,7 +72,7 @@ async function main(): Promise<void> {
     for (const v of variants) {
       const db = await freshDatabase();
       dbs.push(db);
-      targets.push(await startVariant(v.name, v.root, db, receiver.url));
+      targets.push(await startReportVariant({ name: v.name, root: v.root, db, receiverUrl: receiver.url }, CONFIGURATIONS, NODE_ARGS));
     }
     const db = await freshDatabase();
     dbs.push(db);

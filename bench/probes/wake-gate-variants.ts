@@ -7,57 +7,22 @@
  *   npx tsx bench/probes/wake-gate-variants.ts base=/path/to/checkout gate=/path/to/other-checkout
  * GV_REPORTS (3000), GV_ROUNDS (4)
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { databaseCpuSeconds, processCpuSeconds, threadCpuSeconds } from '../lib/cpu';
-import { reportRound, startReceiver, type Receiver, type ReportTarget } from '../lib/failure-load';
+import { reportRound, startReceiver, type Receiver } from '../lib/failure-load';
 import { log, median } from '../lib/measure';
-import { freshDatabase, runCliCommand, spawnServe, type FreshDatabase } from '../lib/service';
+import { startReportVariant, type ReportVariant } from '../lib/report-variant';
+import { freshDatabase, type FreshDatabase } from '../lib/service';
 
 const REPORTS = Number(process.env.GV_REPORTS ?? 3000);
 const ROUNDS = Number(process.env.GV_ROUNDS ?? 4);
 
-type Target = { name: string; target: ReportTarget; pid: number; databaseUrl: string; stop(): Promise<void> };
+type Target = ReportVariant;
 
-async function startVariant(name: string, root: string, db: FreshDatabase, receiverUrl: string): Promise<Target> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'sgw-gv-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: db.url,
-    DATA_DIR: dataDir,
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    RATE_LIMIT_READ_PER_MINUTE: '1000000000',
-    RATE_LIMIT_WRITE_PER_MINUTE: '1000000000',
-    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
-  };
-  const token = (await runCliCommand(['token', 'create', '--name', `gv-${name}`], env, root)).trim().split('\n').pop()!;
-  const secret = `whsec_${randomBytes(24).toString('base64')}`;
-  await runCliCommand(
-    ['webhook', 'add', '--url', `${receiverUrl}/product-1`, '--entity-type', 'product', '--direction', 'to_webshop', '--secret', secret],
-    env,
-    root,
-  );
-  const { child, url } = await spawnServe(env, { root, nodeArgs: [] });
-  child.stdout!.resume();
-  return {
-    name,
-    target: { url, token },
-    pid: child.pid!,
-    databaseUrl: db.url,
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
+/** Webhook configurations per entity type. */
+const CONFIGURATIONS = [['product', 1]] as const;
 
 async function main(): Promise<void> {
   const variants = process.argv.slice(2).map((arg) => {
@@ -72,7 +37,7 @@ async function main(): Promise<void> {
     for (const v of variants) {
       const db = await freshDatabase(v.root);
       dbs.push(db);
-      targets.push(await startVariant(v.name, v.root, db, receiver.url));
+      targets.push(await startReportVariant({ name: v.name, root: v.root, db, receiverUrl: receiver.url }, CONFIGURATIONS));
     }
     // A warm-up round each (JIT, pools, prepared statements), not counted.
     for (const t of targets)
